@@ -1,0 +1,73 @@
+/* Hints: MPI_Info keys (ROMIO's names where ROMIO has them, ostio_* for
+ * ours) merged with the OSTIO_HINTS environment variable. Pure C except
+ * hints_mpi.c. See docs/hints.md. */
+#ifndef OSTIO_HINTS_HINTS_H
+#define OSTIO_HINTS_HINTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+
+typedef enum { OSTIO__TRI_AUTO = 0, OSTIO__TRI_ENABLE, OSTIO__TRI_DISABLE } ostio__tri;
+typedef enum {
+  OSTIO__SRC_AUTO = 0,   /* lustre, emulated record, hints, defaults      */
+  OSTIO__SRC_LUSTRE,     /* only Lustre; error elsewhere                   */
+  OSTIO__SRC_EMULATED,   /* only the user.ostio.layout record              */
+  OSTIO__SRC_HINTS       /* ignore the file system: hints and defaults     */
+} ostio__layout_src;
+
+typedef struct ostio__hints {
+  int64_t cb_buffer_size;          /* default 16 MiB                          */
+  int64_t cb_nodes;                /* 0 = automatic                           */
+  char    cb_config_list[256];     /* default "*:1"                           */
+  int     romio_cb_read, romio_cb_write;     /* ostio__tri                    */
+  int     romio_ds_read, romio_ds_write;     /* ostio__tri                    */
+  int64_t ind_rd_buffer_size;      /* default 4 MiB                           */
+  int64_t ind_wr_buffer_size;      /* default 512 KiB                         */
+  int     romio_no_indep_rw;       /* bool, default 0                         */
+  int64_t striping_factor;         /* 0 = not given                           */
+  int64_t striping_unit;           /* 0 = not given                           */
+  int64_t start_iodevice;          /* -1 = not given                          */
+  int     direct_read, direct_write;         /* bool, default 0               */
+  int64_t romio_lustre_co_ratio;   /* default 1                               */
+  int64_t romio_lustre_coll_threshold;       /* default 0                     */
+  int     romio_lustre_ds_in_coll; /* ostio__tri, default enable              */
+  int     ostio_layout_source;     /* ostio__layout_src, default auto         */
+  uint64_t given;                  /* bit i: hint i was set explicitly        */
+} ostio__hints;
+
+/* Fills defaults. */
+void ostio__hints_init(ostio__hints *h);
+/* Sets one key. Known key: validated, 0 or OSTIO_EHINT with a detail that
+ * names key, value and what is accepted. Unknown "ostio_" key: OSTIO_EHINT
+ * listing the known ones. Any other unknown key: ignored, returns 1. */
+int ostio__hints_set(ostio__hints *h, const char *key, const char *value);
+/* Applies the entries of an OSTIO_HINTS value (MPICH_MPIIO_HINTS syntax)
+ * whose pattern matches path, in order. env may be NULL or "". */
+int ostio__hints_apply_env(ostio__hints *h, const char *path, const char *env);
+/* Reads every key of info (MPI_INFO_NULL allowed) via ostio__hints_set. */
+int ostio__hints_from_info(ostio__hints *h, MPI_Info info);
+/* init + info + getenv("OSTIO_HINTS") for path. */
+int ostio__hints_resolve(const char *path, MPI_Info info, ostio__hints *h);
+/* init + getenv("OSTIO_HINTS") (for tools that run without MPI). */
+int ostio__hints_resolve_env(const char *path, ostio__hints *h);
+
+/* Introspection: the known keys in table order. */
+int ostio__hints_count(void);
+const char *ostio__hints_key(int i);
+/* Index of key, or -1. */
+int ostio__hints_index(const char *key);
+/* Canonical text of the effective value of hint i ("16777216", "enable",
+ * "automatic", "true"...). Returns 0, or OSTIO_EINVAL for a bad index. */
+int ostio__hints_format(const ostio__hints *h, int i, char *buf, size_t cap);
+/* 1 when key was set explicitly (by info or OSTIO_HINTS). */
+int ostio__hints_given(const ostio__hints *h, const char *key);
+
+/* Value parsers shared with the CLI (hints_parse.c). */
+/* Non-negative byte count, optional suffix k/K, m/M, g/G, t/T (powers of
+ * 1024). OSTIO_ERANGE on overflow, OSTIO_EINVAL otherwise; no detail set. */
+int ostio__parse_size(const char *s, int64_t *out);
+/* Decimal integer (optional sign), OSTIO_ERANGE / OSTIO_EINVAL. */
+int ostio__parse_int(const char *s, int64_t *out);
+
+#endif

@@ -1,0 +1,78 @@
+/* Internal stripe-layout model and its math. The public view is
+ * ostio_layout_component / ostio_piece in ostio.h. */
+#ifndef OSTIO_LAYOUT_LAYOUT_H
+#define OSTIO_LAYOUT_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ostio.h"
+
+#define OSTIO__POOL_MAX 16                 /* Lustre LOV_MAXPOOLNAME       */
+#define OSTIO__STRIPE_SIZE_MAX 0xFFFFFFFFll /* Lustre keeps it in a u32    */
+
+typedef struct ostio__comp {
+  int64_t  start, end;      /* [start, end), end may be OSTIO_EOF          */
+  int64_t  stripe_size;
+  int32_t  stripe_count;
+  int32_t  first_ost;       /* -1 when not known                           */
+  uint32_t pattern;         /* OSTIO_PATTERN_* bits                        */
+  int32_t  instantiated;    /* objects exist                               */
+  char     pool[OSTIO__POOL_MAX + 1];
+  int32_t *osts;            /* stripe_count OST indices or NULL; owned     */
+} ostio__comp;
+
+struct ostio_layout {
+  int         ncomp;
+  ostio__comp comp[OSTIO_MAX_COMPONENTS];
+  char        source[16];   /* "lustre", "emulated", "hints", "default"    */
+};
+
+/* ---- building (layout.c) ---------------------------------------------- */
+ostio_layout *ostio__layout_new(void);
+void ostio__layout_destroy(ostio_layout *l);
+/* Appends a copy of c (its osts array is copied). Does not validate. */
+int ostio__layout_add(ostio_layout *l, const ostio__comp *c);
+/* One RAID0 component covering the whole file. first_ost -1 = unknown;
+ * when first_ost >= 0 the OST list is first_ost, first_ost+1, ... */
+int ostio__layout_simple(int64_t stripe_size, int32_t stripe_count,
+                         int32_t first_ost, ostio_layout **out);
+/* Checks everything the math relies on; OSTIO_ELAYOUT with a detail. */
+int ostio__layout_validate(const ostio_layout *l);
+int ostio__layout_copy(const ostio_layout *src, ostio_layout **out);
+/* 1 when both describe the same striping (source name ignored). */
+int ostio__layout_equal(const ostio_layout *a, const ostio_layout *b);
+
+/* ---- math (layout_map.c); the layout must be valid -------------------- */
+/* Component index holding offset, or OSTIO_ERANGE past the last one. */
+int ostio__layout_component_at(const ostio_layout *l, int64_t offset);
+/* Where one byte lives. */
+int ostio__layout_locate(const ostio_layout *l, int64_t offset, ostio_piece *loc);
+
+/* Iterates over the pieces of [offset, offset+length): each piece lies in
+ * one stripe of one component; pieces come in file order. No allocation. */
+typedef struct ostio__piece_iter {
+  const ostio_layout *l;
+  int64_t pos, end;
+} ostio__piece_iter;
+int ostio__piece_iter_init(ostio__piece_iter *it, const ostio_layout *l,
+                           int64_t offset, int64_t length);
+/* 1 and *p filled, 0 when done, negative on error (offset past the layout). */
+int ostio__piece_iter_next(ostio__piece_iter *it, ostio_piece *p);
+
+/* Groups the pieces of n extents by object. On success *pieces holds every
+ * piece sorted by (component, object, file_offset); *groups holds
+ * *ngroups+1 start indices into *pieces (group g is
+ * [groups[g], groups[g+1])). The caller frees both with free(). */
+int ostio__layout_group(const ostio_layout *l, const int64_t *offsets,
+                        const int64_t *lengths, size_t n, ostio_piece **pieces,
+                        size_t *npieces, size_t **groups, size_t *ngroups);
+
+/* ---- the emulated record: versioned text (layout_record.c) ------------ */
+#define OSTIO__RECORD_MAGIC "ostio-layout"
+#define OSTIO__RECORD_VERSION 1
+/* Encodes l as text (NUL-terminated, malloc'd). */
+int ostio__record_encode(const ostio_layout *l, char **text, size_t *len);
+/* Decodes and validates; OSTIO_EFORMAT / OSTIO_ELAYOUT with a detail. */
+int ostio__record_decode(const char *text, size_t len, ostio_layout **out);
+
+#endif
