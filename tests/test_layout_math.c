@@ -1,2 +1,186 @@
+/* Property tests of the stripe math over many random layouts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout/layout.h"
 #include "testutil.h"
-int main(void){ return TEST_DONE(); }
+
+/* Splitting covers [off, off+len) exactly once, in order; every piece sits
+ * in one stripe of one component and its fields agree with locate(). */
+static void check_split(const ostio_layout *l, int64_t off, int64_t len)
+{
+  ostio__piece_iter it;
+  ostio_piece p, q;
+  int64_t pos = off;
+  int rc;
+  long n = 0;
+  CHECK(ostio__piece_iter_init(&it, l, off, len) == 0);
+  while ((rc = ostio__piece_iter_next(&it, &p)) == 1) {
+    const ostio__comp *c = &l->comp[p.component];
+    n++;
+    if (!CHECKF(p.file_offset == pos, "piece %ld starts at %lld, expected %lld", n,
+                (long long)p.file_offset, (long long)pos))
+      return;
+    CHECK(p.length > 0);
+    CHECK(p.file_offset >= c->start && p.file_offset + p.length <= c->end);
+    CHECK(p.file_offset / c->stripe_size == (p.file_offset + p.length - 1) / c->stripe_size);
+    CHECK(p.stripe == p.file_offset / c->stripe_size);
+    CHECK(p.object == (int32_t)(p.stripe % c->stripe_count));
+    CHECK(p.ost == c->osts[p.object]);
+    CHECK(ostio__layout_locate(l, p.file_offset + p.length - 1, &q) == 0);
+    CHECK(q.component == p.component && q.object == p.object &&
+          q.object_offset == p.object_offset + p.length - 1);
+    pos += p.length;
+  }
+  CHECK(rc == 0);
+  CHECK_EQ_I64(pos, off + len);
+}
+
+/* Grouping partitions the pieces of non-overlapping extents by object. */
+static void check_group(const ostio_layout *l, tu_rng *r)
+{
+  int64_t offs[8], lens[8], total = 0, cursor = 0;
+  size_t n = (size_t)tu_rng_range(r, 0, 8);
+  for (size_t i = 0; i < n; i++) {
+    offs[i] = cursor + tu_rng_range(r, 0, 3 * l->comp[0].stripe_size);
+    lens[i] = tu_rng_range(r, 0, 5 * l->comp[0].stripe_size);
+    cursor = offs[i] + lens[i];
+    total += lens[i];
+  }
+  ostio_piece *pieces;
+  size_t np, *groups, ng;
+  if (!CHECK(ostio__layout_group(l, offs, lens, n, &pieces, &np, &groups, &ng) == 0)) return;
+  int64_t sum = 0;
+  CHECK(groups[0] == 0 && groups[ng] == np);
+  for (size_t g = 0; g < ng; g++) {
+    CHECK(groups[g] < groups[g + 1]);
+    for (size_t i = groups[g]; i < groups[g + 1]; i++) {
+      sum += pieces[i].length;
+      CHECK(pieces[i].component == pieces[groups[g]].component &&
+            pieces[i].object == pieces[groups[g]].object);
+      if (i > groups[g]) CHECK(pieces[i - 1].file_offset + pieces[i - 1].length <= pieces[i].file_offset);
+    }
+    if (g) CHECK(pieces[groups[g - 1]].component != pieces[groups[g]].component ||
+                 pieces[groups[g - 1]].object != pieces[groups[g]].object);
+  }
+  CHECK_EQ_I64(sum, total);
+  free(pieces);
+  free(groups);
+}
+
+/* Independent byte-by-byte model: walk the file one byte at a time, count
+ * stripes, and hand each byte to the next free position of its object. */
+static void check_naive(const ostio_layout *l)
+{
+  enum { N = 600 };
+  for (int ci = 0; ci < l->ncomp; ci++) {
+    const ostio__comp *c = &l->comp[ci];
+    int64_t objpos[8] = {0};
+    int64_t in_stripe = 0, stripe = 0;
+    for (int64_t b = 0; b < N; b++) {
+      int32_t obj = (int32_t)(stripe % c->stripe_count);
+      if (b >= c->start && b < c->end) {
+        ostio_piece p;
+        CHECK(ostio__layout_locate(l, b, &p) == 0);
+        if (!CHECKF(p.component == ci && p.object == obj && p.object_offset == objpos[obj],
+                    "byte %lld: got comp %d obj %d objoff %lld, naive comp %d obj %d objoff %lld",
+                    (long long)b, p.component, p.object, (long long)p.object_offset, ci, obj,
+                    (long long)objpos[obj]))
+          return;
+      }
+      objpos[obj]++;
+      if (++in_stripe == c->stripe_size) { in_stripe = 0; stripe++; }
+    }
+  }
+}
+
+static void edge_cases(void)
+{
+  ostio_layout *l;
+  ostio_piece p;
+  ostio__piece_iter it;
+  CHECK(ostio__layout_simple(1 << 20, 4, 0, &l) == 0);
+  CHECK(ostio__layout_locate(l, -1, &p) == OSTIO_ERANGE);
+  CHECK(ostio__piece_iter_init(&it, l, INT64_MAX - 10, 11) == OSTIO_ERANGE);
+  CHECK(ostio__piece_iter_init(&it, l, 0, -1) == OSTIO_ERANGE);
+  check_split(l, INT64_MAX - (3 << 20), 3 << 20);
+  /* offsets past 4 GiB and 2^40 */
+  CHECK(ostio__layout_locate(l, (5LL << 30) + 7, &p) == 0);
+  CHECK(p.stripe == 5 * 1024 && p.object == 0 && p.object_offset == (5LL << 28) + 7);
+  CHECK(ostio__layout_locate(l, (1LL << 40) + (3 << 20) + 1, &p) == 0);
+  CHECK(p.object == 3 && p.ost == 3 && p.object_offset == (1LL << 38) + 1);
+  /* known values: 1 MiB x 4, offset 5.5 MiB -> stripe 5, object 1, objoff 1.5 MiB */
+  CHECK(ostio__layout_locate(l, 5 * (1 << 20) + (1 << 19), &p) == 0);
+  CHECK(p.stripe == 5 && p.object == 1 && p.object_offset == (1 << 20) + (1 << 19));
+  size_t np = 0;
+  CHECK(ostio_layout_map(l, (1 << 20) - 10, (2 << 20) + 20, NULL, 0, &np) == 0);
+  CHECK(np == 4);
+  ostio__layout_destroy(l);
+
+  /* a last component ending before EOF: bytes past it are out of range */
+  l = ostio__layout_new();
+  ostio__comp c = {.start = 0, .end = 1 << 20, .stripe_size = 65536, .stripe_count = 2,
+                   .first_ost = -1, .pattern = OSTIO_PATTERN_RAID0};
+  ostio__layout_add(l, &c);
+  CHECK(ostio__layout_validate(l) == 0);
+  CHECK(ostio__layout_locate(l, 1 << 20, &p) == OSTIO_ERANGE);
+  CHECK(ostio__layout_locate(l, 3, &p) == 0 && p.ost == -1);
+  CHECK(ostio__piece_iter_init(&it, l, (1 << 20) - 5, 10) == 0);
+  CHECK(ostio__piece_iter_next(&it, &p) == 1 && p.length == 5);
+  CHECK(ostio__piece_iter_next(&it, &p) == OSTIO_ERANGE);
+  ostio__layout_destroy(l);
+
+  /* validation never lets a zero reach the math */
+  CHECK(ostio__layout_simple(0, 4, 0, &l) == OSTIO_ELAYOUT && l == NULL);
+  CHECK(ostio__layout_simple(65536, 0, -1, &l) == OSTIO_ELAYOUT && l == NULL);
+  CHECK(ostio__layout_simple(65536, 2001, -1, &l) == OSTIO_ELAYOUT);
+  CHECK(ostio__layout_simple(1LL << 32, 1, -1, &l) == OSTIO_ELAYOUT);
+  l = ostio__layout_new();
+  c = (ostio__comp){.start = 0, .end = 100, .stripe_size = 10, .stripe_count = 1,
+                    .first_ost = -1, .pattern = OSTIO_PATTERN_RAID0};
+  ostio__layout_add(l, &c);
+  c.start = 200; c.end = OSTIO_EOF;
+  ostio__layout_add(l, &c);
+  CHECK(ostio__layout_validate(l) == OSTIO_ELAYOUT);
+  ostio__layout_destroy(l);
+  int32_t dup[2] = {3, 3};
+  l = ostio__layout_new();
+  c = (ostio__comp){.start = 0, .end = OSTIO_EOF, .stripe_size = 10, .stripe_count = 2,
+                    .first_ost = 3, .pattern = OSTIO_PATTERN_RAID0, .osts = dup};
+  ostio__layout_add(l, &c);
+  CHECK(ostio__layout_validate(l) == OSTIO_ELAYOUT);
+  l->comp[0].pattern |= OSTIO_PATTERN_OVERSTRIPING;
+  CHECK(ostio__layout_validate(l) == 0);
+  l->comp[0].pattern = 0x100;
+  CHECK(ostio__layout_validate(l) == OSTIO_ELAYOUT);
+  ostio__layout_destroy(l);
+}
+
+int main(void)
+{
+  tu_rng r;
+  tu_rng_seed(&r, tu_seed(20261121));
+  for (int i = 0; i < 400; i++) {
+    ostio_layout *l = tu_random_layout(&r, 0);
+    if (!CHECK(ostio__layout_validate(l) == 0)) { ostio__layout_destroy(l); continue; }
+    for (int k = 0; k < 20; k++) {
+      int64_t ss = l->comp[0].stripe_size;
+      int64_t off = tu_rng_range(&r, 0, 3) == 0 ? tu_rng_range(&r, 0, 1LL << 42)
+                                                : tu_rng_range(&r, 0, 4 * ss * 160);
+      int64_t len = tu_rng_range(&r, 0, 6 * ss);
+      check_split(l, off, len);
+    }
+    check_group(l, &r);
+    ostio__layout_destroy(l);
+  }
+  for (int i = 0; i < 300; i++) {
+    ostio_layout *l = tu_random_layout(&r, 1);
+    if (CHECK(ostio__layout_validate(l) == 0)) {
+      check_naive(l);
+      check_split(l, tu_rng_range(&r, 0, 100), tu_rng_range(&r, 0, 200));
+    }
+    ostio__layout_destroy(l);
+  }
+  edge_cases();
+  return TEST_DONE();
+}

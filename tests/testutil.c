@@ -1,9 +1,12 @@
 #include "testutil.h"
 
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "layout/layout.h"
 
 long tu_passed, tu_failed;
 
@@ -18,6 +21,17 @@ int tu_check(int ok, const char *expr, const char *file, int line, const char *m
     fprintf(stderr, "FAIL %s:%d: %s%s%s\n", file, line, expr, msg ? " -- " : "",
             msg ? msg : "");
   return 0;
+}
+
+int tu_checkf(int ok, const char *expr, const char *file, int line, const char *fmt, ...)
+{
+  char msg[512];
+  va_list ap;
+  if (ok) return tu_check(1, expr, file, line, NULL);
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return tu_check(0, expr, file, line, msg);
 }
 
 int tu_check_i64(int64_t a, int64_t b, const char *ea, const char *eb,
@@ -82,3 +96,45 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ft
 }
 
 int tu_rmtree(const char *path) { return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
+
+/* A random layout: 1-3 components, counts 1..160, sizes 4 KiB..64 MiB
+ * (tiny sizes when small is set), sometimes overstriped. */
+ostio_layout *tu_random_layout(tu_rng *r, int small)
+{
+  ostio_layout *l = ostio__layout_new();
+  int ncomp = (int)tu_rng_range(r, 1, 3);
+  int64_t start = 0;
+  for (int i = 0; i < ncomp; i++) {
+    ostio__comp c = {.start = start, .pattern = OSTIO_PATTERN_RAID0, .first_ost = -1};
+    if (small) {
+      c.stripe_size = tu_rng_range(r, 1, 16);
+      c.stripe_count = (int32_t)tu_rng_range(r, 1, 5);
+    } else {
+      int64_t unit = tu_rng_range(r, 0, 3) == 0 ? 4096 : 65536;
+      c.stripe_size = unit * tu_rng_range(r, 1, (64LL << 20) / unit);
+      if (tu_rng_range(r, 0, 2) == 0) c.stripe_size = 4096LL << tu_rng_range(r, 0, 14);
+      c.stripe_count = (int32_t)tu_rng_range(r, 1, 160);
+    }
+    int32_t *osts = malloc(sizeof(int32_t) * (size_t)c.stripe_count);
+    int over = tu_rng_range(r, 0, 3) == 0;
+    int32_t nost = over ? (int32_t)tu_rng_range(r, 1, c.stripe_count) : 0;
+    int32_t first = (int32_t)tu_rng_range(r, 0, 100);
+    for (int32_t k = 0; k < c.stripe_count; k++)
+      osts[k] = over ? first + k % nost : first + k;
+    if (over) c.pattern |= OSTIO_PATTERN_OVERSTRIPING;
+    c.osts = osts;
+    c.first_ost = first;
+    c.instantiated = 1;
+    if (i == ncomp - 1) {
+      c.end = OSTIO_EOF;
+    } else {
+      int64_t span = small ? tu_rng_range(r, 1, 64) : c.stripe_size * tu_rng_range(r, 1, 8);
+      c.end = start + span;
+    }
+    ostio__layout_add(l, &c);
+    free(osts);
+    start = c.end;
+  }
+  return l;
+}
+

@@ -10,15 +10,12 @@
 extern long tu_passed, tu_failed;
 
 #define CHECK(cond) tu_check(!!(cond), #cond, __FILE__, __LINE__, NULL)
-#define CHECKF(cond, ...)                                                    \
-  do {                                                                       \
-    char tu_msg_[512];                                                       \
-    snprintf(tu_msg_, sizeof tu_msg_, __VA_ARGS__);                          \
-    tu_check(!!(cond), #cond, __FILE__, __LINE__, tu_msg_);                  \
-  } while (0)
+#define CHECKF(cond, ...) tu_checkf(!!(cond), #cond, __FILE__, __LINE__, __VA_ARGS__)
 #define CHECK_EQ_I64(a, b) tu_check_i64((int64_t)(a), (int64_t)(b), #a, #b, __FILE__, __LINE__)
 
 int tu_check(int ok, const char *expr, const char *file, int line, const char *msg);
+int tu_checkf(int ok, const char *expr, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 int tu_check_i64(int64_t a, int64_t b, const char *ea, const char *eb,
                  const char *file, int line);
 int tu_done(const char *name);
@@ -32,6 +29,11 @@ uint64_t tu_rng_next(tu_rng *r);
 int64_t tu_rng_range(tu_rng *r, int64_t lo, int64_t hi);
 /* Seed from OSTIO_TEST_SEED or a fixed default, printed once. */
 uint64_t tu_seed(uint64_t dflt);
+
+/* A valid random layout: 1-3 components, counts 1..160, sizes 4 KiB..64 MiB,
+ * sometimes overstriped; with small set, stripe sizes 1..16 and counts 1..5. */
+struct ostio_layout;
+struct ostio_layout *tu_random_layout(tu_rng *r, int small);
 
 /* A fresh temporary directory under $TMPDIR (removed by tu_rmtree). */
 int tu_tmpdir(char *buf, size_t cap, const char *tag);

@@ -1,1 +1,150 @@
-/* placeholder: being written */
+/* Stripe math: offset -> component -> stripe -> object -> OST -> object
+ * offset; splitting extents at stripe and component boundaries; grouping
+ * pieces per object. Valid layouts only: validation guarantees stripe_size
+ * and stripe_count are >= 1, so no division here can be by zero. */
+#include "layout/layout.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+
+int ostio__layout_component_at(const ostio_layout *l, int64_t offset)
+{
+  if (offset < 0)
+    return ostio__fail(OSTIO_ERANGE, "offset %lld is negative", (long long)offset);
+  for (int i = 0; i < l->ncomp; i++)
+    if (offset < l->comp[i].end) return i;
+  return ostio__fail(OSTIO_ERANGE, "offset %lld is past the layout's last component (ends at %lld)",
+                     (long long)offset, (long long)l->comp[l->ncomp - 1].end);
+}
+
+static void locate_in(const ostio_layout *l, int ci, int64_t offset, ostio_piece *p)
+{
+  const ostio__comp *c = &l->comp[ci];
+  int64_t stripe = offset / c->stripe_size;
+  int32_t object = (int32_t)(stripe % c->stripe_count);
+  p->file_offset = offset;
+  p->stripe = stripe;
+  p->component = ci;
+  p->object = object;
+  p->ost = c->osts ? c->osts[object] : -1;
+  /* Lustre addresses objects with the absolute file offset: an object of a
+   * later PFL component is sparse below the component's start. */
+  p->object_offset = (stripe / c->stripe_count) * c->stripe_size + offset % c->stripe_size;
+}
+
+int ostio__layout_locate(const ostio_layout *l, int64_t offset, ostio_piece *loc)
+{
+  int ci = ostio__layout_component_at(l, offset);
+  if (ci < 0) return ci;
+  locate_in(l, ci, offset, loc);
+  loc->length = 1;
+  return 0;
+}
+
+int ostio__piece_iter_init(ostio__piece_iter *it, const ostio_layout *l, int64_t offset,
+                           int64_t length)
+{
+  if (offset < 0 || length < 0 || length > INT64_MAX - offset)
+    return ostio__fail(OSTIO_ERANGE,
+                       "extent offset %lld length %lld: expected offset >= 0, length >= 0 "
+                       "and offset+length <= 2^63-1", (long long)offset, (long long)length);
+  it->l = l;
+  it->pos = offset;
+  it->end = offset + length;
+  return 0;
+}
+
+int ostio__piece_iter_next(ostio__piece_iter *it, ostio_piece *p)
+{
+  if (it->pos >= it->end) return 0;
+  int ci = ostio__layout_component_at(it->l, it->pos);
+  if (ci < 0) return ci;
+  const ostio__comp *c = &it->l->comp[ci];
+  locate_in(it->l, ci, it->pos, p);
+  int64_t stripe_base = it->pos - it->pos % c->stripe_size;
+  int64_t limit = stripe_base > INT64_MAX - c->stripe_size ? INT64_MAX
+                                                            : stripe_base + c->stripe_size;
+  if (c->end < limit) limit = c->end;
+  if (it->end < limit) limit = it->end;
+  p->length = limit - it->pos;
+  it->pos = limit;
+  return 1;
+}
+
+static int piece_order(const void *a, const void *b)
+{
+  const ostio_piece *x = a, *y = b;
+  if (x->component != y->component) return x->component < y->component ? -1 : 1;
+  if (x->object != y->object) return x->object < y->object ? -1 : 1;
+  if (x->file_offset != y->file_offset) return x->file_offset < y->file_offset ? -1 : 1;
+  return 0;
+}
+
+int ostio__layout_group(const ostio_layout *l, const int64_t *offsets, const int64_t *lengths,
+                        size_t n, ostio_piece **pieces_out, size_t *npieces_out,
+                        size_t **groups_out, size_t *ngroups_out)
+{
+  int rc = 0;
+  ostio_piece *pieces = NULL;
+  size_t *groups = NULL;
+  size_t np = 0, cap = 0, ng = 0;
+  ostio__piece_iter it;
+  ostio_piece p;
+
+  *pieces_out = NULL;
+  *groups_out = NULL;
+  *npieces_out = *ngroups_out = 0;
+  for (size_t i = 0; i < n; i++) {
+    if ((rc = ostio__piece_iter_init(&it, l, offsets[i], lengths[i])) < 0) goto done;
+    while ((rc = ostio__piece_iter_next(&it, &p)) == 1) {
+      if (np == cap) {
+        size_t ncap = cap ? 2 * cap : 64;
+        ostio_piece *grown = realloc(pieces, ncap * sizeof *grown);
+        if (!grown) { rc = ostio__fail(OSTIO_ENOMEM, "grouping: out of memory"); goto done; }
+        pieces = grown;
+        cap = ncap;
+      }
+      pieces[np++] = p;
+    }
+    if (rc < 0) goto done;
+  }
+  rc = 0;
+  if (np) qsort(pieces, np, sizeof *pieces, piece_order);
+  groups = malloc((np + 1) * sizeof *groups);
+  if (!groups) { rc = ostio__fail(OSTIO_ENOMEM, "grouping: out of memory"); goto done; }
+  for (size_t i = 0; i < np; i++)
+    if (i == 0 || pieces[i].component != pieces[i - 1].component ||
+        pieces[i].object != pieces[i - 1].object)
+      groups[ng++] = i;
+  groups[ng] = np;
+  *pieces_out = pieces;
+  *npieces_out = np;
+  *groups_out = groups;
+  *ngroups_out = ng;
+  pieces = NULL;
+  groups = NULL;
+done:
+  free(pieces);
+  free(groups);
+  return rc;
+}
+
+int ostio_layout_map(const ostio_layout *layout, int64_t offset, int64_t length,
+                     ostio_piece *pieces, size_t max, size_t *npieces)
+{
+  ostio__piece_iter it;
+  ostio_piece p;
+  size_t n = 0;
+  int rc;
+  if (!layout || !npieces || (max && !pieces))
+    return ostio__fail(OSTIO_EINVAL, "ostio_layout_map: NULL argument");
+  if ((rc = ostio__piece_iter_init(&it, layout, offset, length)) < 0) return rc;
+  while ((rc = ostio__piece_iter_next(&it, &p)) == 1) {
+    if (n < max) pieces[n] = p;
+    n++;
+  }
+  if (rc < 0) return rc;
+  *npieces = n;
+  return 0;
+}
