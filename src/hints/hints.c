@@ -1,1 +1,422 @@
-/* placeholder: being written */
+/* The hint table and everything driven by it: defaults, validation of one
+ * key=value, canonical formatting, introspection. See docs/hints.md. */
+#include "hints/hints.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/error.h"
+
+typedef enum { H_SIZE, H_INT, H_TRI, H_BOOL, H_ENUM, H_STRING } hint_type;
+
+typedef int (*hint_check)(const char *key, const char *value);
+
+typedef struct hint_desc {
+  const char *key;
+  size_t off;                 /* offsetof(ostio__hints, field)              */
+  size_t cap;                 /* H_STRING: size of the char array           */
+  hint_type type;
+  int64_t dflt;               /* numeric default (TRI/BOOL/ENUM: the enum)  */
+  int64_t min, max;           /* H_SIZE, H_INT                              */
+  int64_t alt;                /* H_INT: one more accepted value ...         */
+  const char *alt_note;       /* ... when this describes it, else NULL      */
+  const char *const *words;   /* H_TRI, H_BOOL, H_ENUM: names by value      */
+  const char *sdflt;          /* H_STRING default                           */
+  hint_check check;           /* H_STRING validator                         */
+} hint_desc;
+
+static const char *const tri_words[] = {
+  [OSTIO__TRI_AUTO] = "automatic", [OSTIO__TRI_ENABLE] = "enable",
+  [OSTIO__TRI_DISABLE] = "disable", NULL};
+static const char *const bool_words[] = {"false", "true", NULL};
+static const char *const layout_src_words[] = {
+  [OSTIO__SRC_AUTO] = "auto", [OSTIO__SRC_LUSTRE] = "lustre",
+  [OSTIO__SRC_EMULATED] = "emulated", [OSTIO__SRC_HINTS] = "hints", NULL};
+
+static int check_config_list(const char *key, const char *value);
+
+#define STRIPE_UNIT_MAX INT64_C(4294967295) /* Lustre keeps it in a u32 */
+
+/* The hints, in table order; position i is bit i of ostio__hints.given.
+ * The key is the field name. One line per hint:
+ *   SIZE_(key, default, min, max)        byte count, suffixes k m g t
+ *   INT_(key, default, min, max, alt, note)  integer; alt is also accepted
+ *                                        when note (its description) is set
+ *   TRI_(key, default)   BOOL_(key, default)   ENUM_(key, default, words)
+ *   STR_(key, default, validator)
+ * A default outside [min, max] means "not given" / "automatic". */
+#define HINT_LIST(SIZE_, INT_, TRI_, BOOL_, ENUM_, STR_)                         \
+  SIZE_(cb_buffer_size,              16777216, 1, INT64_MAX)                     \
+  INT_(cb_nodes,                     0,  1, INT_MAX, 0, NULL)                    \
+  STR_(cb_config_list,               "*:1", check_config_list)                   \
+  TRI_(romio_cb_read,                OSTIO__TRI_AUTO)                            \
+  TRI_(romio_cb_write,               OSTIO__TRI_AUTO)                            \
+  TRI_(romio_ds_read,                OSTIO__TRI_AUTO)                            \
+  TRI_(romio_ds_write,               OSTIO__TRI_AUTO)                            \
+  SIZE_(ind_rd_buffer_size,          4194304, 1, INT64_MAX)                      \
+  SIZE_(ind_wr_buffer_size,          524288, 1, INT64_MAX)                       \
+  BOOL_(romio_no_indep_rw,           0)                                          \
+  INT_(striping_factor,              0,  1, OSTIO_MAX_STRIPE_COUNT,              \
+       -1, "-1 for all OSTs")                                                    \
+  SIZE_(striping_unit,               0, 1, STRIPE_UNIT_MAX)                      \
+  INT_(start_iodevice,               -1, 0, 65535, 0, NULL)                      \
+  BOOL_(direct_read,                 0)                                          \
+  BOOL_(direct_write,                0)                                          \
+  INT_(romio_lustre_co_ratio,        1,  1, INT_MAX, 0, NULL)                    \
+  SIZE_(romio_lustre_coll_threshold, 0, 0, INT64_MAX)                            \
+  TRI_(romio_lustre_ds_in_coll,      OSTIO__TRI_ENABLE)                          \
+  ENUM_(ostio_layout_source,         OSTIO__SRC_AUTO, layout_src_words)
+
+#define OFF_(f) .key = #f, .off = offsetof(ostio__hints, f)
+#define D_SIZE_(f, d, lo, hi) {OFF_(f), .type = H_SIZE, .dflt = (d), .min = (lo), .max = (hi)},
+#define D_INT_(f, d, lo, hi, a, note)                                            \
+  {OFF_(f), .type = H_INT, .dflt = (d), .min = (lo), .max = (hi), .alt = (a),  \
+   .alt_note = (note)},
+#define D_TRI_(f, d) {OFF_(f), .type = H_TRI, .dflt = (d), .words = tri_words},
+#define D_BOOL_(f, d) {OFF_(f), .type = H_BOOL, .dflt = (d), .words = bool_words},
+#define D_ENUM_(f, d, w) {OFF_(f), .type = H_ENUM, .dflt = (d), .words = (w)},
+#define D_STR_(f, d, fn)                                                         \
+  {OFF_(f), .cap = sizeof(((ostio__hints *)0)->f), .type = H_STRING, .sdflt = (d), \
+   .check = (fn)},
+
+static const hint_desc table[] = {HINT_LIST(D_SIZE_, D_INT_, D_TRI_, D_BOOL_, D_ENUM_, D_STR_)};
+
+/* The same list checks at compile time that each field has the C type its
+ * hint type is stored as (int64_t for numbers, int for words, char[]). */
+#define FIELD_(f) (((ostio__hints *)0)->f)
+#define A_I64_(f) _Static_assert(_Generic(FIELD_(f), int64_t: 1, default: 0), #f " must be int64_t");
+#define A_INT_(f) _Static_assert(_Generic(FIELD_(f), int: 1, default: 0), #f " must be int");
+#define A_SIZE_(f, d, lo, hi) A_I64_(f)
+#define A_INTK_(f, d, lo, hi, a, note) A_I64_(f)
+#define A_TRI_(f, d) A_INT_(f)
+#define A_BOOL_(f, d) A_INT_(f)
+#define A_ENUM_(f, d, w) A_INT_(f)
+#define A_STR_(f, d, fn)                                                         \
+  _Static_assert(_Generic(&FIELD_(f)[0], char *: 1, default: 0), #f " must be char[]");
+HINT_LIST(A_SIZE_, A_INTK_, A_TRI_, A_BOOL_, A_ENUM_, A_STR_)
+
+#define NHINTS ((int)(sizeof table / sizeof table[0]))
+_Static_assert(sizeof table / sizeof table[0] <= 64, "given has 64 bits");
+
+/* Keys that set several hints at once. */
+typedef struct hint_alias {
+  const char *key;
+  const char *targets[2];
+} hint_alias;
+static const hint_alias aliases[] = {
+  {"direct_io", {"direct_read", "direct_write"}},
+};
+#define NALIASES ((int)(sizeof aliases / sizeof aliases[0]))
+
+#define OURS "ostio_"
+#define QMAX 96 /* value characters quoted in a detail */
+#define QV(v) QMAX, (v), (strlen(v) > QMAX ? "..." : "")
+
+/* ---- field access ------------------------------------------------------ */
+
+static void *field(ostio__hints *h, const hint_desc *d) { return (char *)h + d->off; }
+static const void *cfield(const ostio__hints *h, const hint_desc *d)
+{
+  return (const char *)h + d->off;
+}
+
+static void store_num(ostio__hints *h, const hint_desc *d, int64_t v)
+{
+  if (d->type == H_SIZE || d->type == H_INT) {
+    memcpy(field(h, d), &v, sizeof v);
+  } else {
+    int iv = (int)v;
+    memcpy(field(h, d), &iv, sizeof iv);
+  }
+}
+
+static int64_t load_num(const ostio__hints *h, const hint_desc *d)
+{
+  if (d->type == H_SIZE || d->type == H_INT) {
+    int64_t v;
+    memcpy(&v, cfield(h, d), sizeof v);
+    return v;
+  }
+  int iv;
+  memcpy(&iv, cfield(h, d), sizeof iv);
+  return iv;
+}
+
+/* ---- validation ---------------------------------------------------------- */
+
+/* "a, b or c" from a NULL-terminated word list. */
+static void word_list(const char *const *words, char *buf, size_t cap)
+{
+  size_t n = 0, len = 0;
+  while (words[n]) n++;
+  buf[0] = '\0';
+  for (size_t i = 0; i < n && len < cap; i++) {
+    const char *sep = i == 0 ? "" : (i + 1 == n ? " or " : ", ");
+    int w = snprintf(buf + len, cap - len, "%s%s", sep, words[i]);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+}
+
+static int parse_words(const hint_desc *d, const char *key, const char *value, int64_t *out)
+{
+  for (int64_t i = 0; d->words[i]; i++) {
+    if (strcasecmp(value, d->words[i]) == 0) {
+      *out = i;
+      return 0;
+    }
+  }
+  if (d->type == H_BOOL) {
+    if (strcasecmp(value, "enable") == 0 || strcmp(value, "1") == 0) {
+      *out = 1;
+      return 0;
+    }
+    if (strcasecmp(value, "disable") == 0 || strcmp(value, "0") == 0) {
+      *out = 0;
+      return 0;
+    }
+    return ostio__fail(OSTIO_EHINT,
+                       "hint %s=\"%.*s%s\": expected true or false (also enable or "
+                       "disable, 1 or 0)", key, QV(value));
+  }
+  char list[128];
+  word_list(d->words, list, sizeof list);
+  return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": expected %s%s", key, QV(value),
+                     d->type == H_ENUM ? "one of " : "", list);
+}
+
+static int parse_size_hint(const hint_desc *d, const char *key, const char *value,
+                           int64_t *out)
+{
+  int64_t v = 0;
+  int rc = ostio__parse_size(value, &v);
+  if (rc == OSTIO_ERANGE || (rc == 0 && v > d->max))
+    return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": too large; the maximum is %" PRId64,
+                       key, QV(value), d->max);
+  if (rc == 0 && v < d->min)
+    return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": too small; the minimum is %" PRId64,
+                       key, QV(value), d->min);
+  if (rc != 0) {
+    char range[64];
+    if (d->max == INT64_MAX)
+      snprintf(range, sizeof range, "at least %" PRId64, d->min);
+    else
+      snprintf(range, sizeof range, "from %" PRId64 " to %" PRId64, d->min, d->max);
+    return ostio__fail(OSTIO_EHINT,
+                       "hint %s=\"%.*s%s\": expected a byte count such as 16777216, 16m "
+                       "or 4k (suffixes k, m, g, t; %s)", key, QV(value), range);
+  }
+  *out = v;
+  return 0;
+}
+
+static int parse_int_hint(const hint_desc *d, const char *key, const char *value,
+                          int64_t *out)
+{
+  int64_t v = 0;
+  int rc = ostio__parse_int(value, &v);
+  if (rc == 0 && d->alt_note && v == d->alt) {
+    *out = v;
+    return 0;
+  }
+  const char *sep = d->alt_note ? " (or " : "";
+  const char *note = d->alt_note ? d->alt_note : "";
+  const char *end = d->alt_note ? ")" : "";
+  if (rc == OSTIO_ERANGE ? value[0] != '-' : (rc == 0 && v > d->max))
+    return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": too large; the maximum is %" PRId64
+                       "%s%s%s", key, QV(value), d->max, sep, note, end);
+  if (rc == OSTIO_ERANGE || (rc == 0 && v < d->min))
+    return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": too small; the minimum is %" PRId64
+                       "%s%s%s", key, QV(value), d->min, sep, note, end);
+  if (rc != 0)
+    return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": expected an integer from %" PRId64
+                       " to %" PRId64 "%s%s%s", key, QV(value), d->min, d->max,
+                       d->alt_note ? ", or " : "", note, "");
+  *out = v;
+  return 0;
+}
+
+/* Validates value for d (messages name key) and yields the number to store.
+ * H_STRING is only checked. */
+static int parse_value(const hint_desc *d, const char *key, const char *value, int64_t *out)
+{
+  switch (d->type) {
+  case H_SIZE: return parse_size_hint(d, key, value, out);
+  case H_INT: return parse_int_hint(d, key, value, out);
+  case H_TRI:
+  case H_BOOL:
+  case H_ENUM: return parse_words(d, key, value, out);
+  case H_STRING:
+    if (strlen(value) >= d->cap)
+      return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": too long; at most %zu characters",
+                         key, QV(value), d->cap - 1);
+    return d->check ? d->check(key, value) : 0;
+  }
+  return ostio__fail(OSTIO_EINVAL, "hint %s: internal table error", key);
+}
+
+/* cb_config_list, as ROMIO defines it:
+ *   list := hostspec [',' list];  hostspec := host [':' maxprocs]
+ *   host := name | '*';           maxprocs := digits | '*'            */
+#define CFG_FORM                                                                \
+  "; expected a comma-separated list of host[:maxprocs] (host a name or *, "   \
+  "maxprocs digits or *), e.g. *:1 or n01:2,n02:2"
+
+static int config_list_error(const char *key, const char *value, const char *what, int entry)
+{
+  return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": %s in entry %d" CFG_FORM, key,
+                     QV(value), what, entry);
+}
+
+static int check_config_list(const char *key, const char *value)
+{
+  const char *p = value;
+  for (int entry = 1;; entry++) {
+    size_t hl = strcspn(p, ":,");
+    if (hl == 0) return config_list_error(key, value, "empty host name", entry);
+    if (!(hl == 1 && p[0] == '*')) {
+      for (size_t i = 0; i < hl; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (!isalnum(c) && c != '-' && c != '.' && c != '_')
+          return config_list_error(key, value, "bad character in host name", entry);
+      }
+    }
+    p += hl;
+    if (*p == ':') {
+      p++;
+      size_t ml = strcspn(p, ",");
+      int ok = ml > 0;
+      if (ok && !(ml == 1 && p[0] == '*')) {
+        int64_t n = 0;
+        for (size_t i = 0; i < ml && ok; i++) ok = p[i] >= '0' && p[i] <= '9';
+        for (size_t i = 0; i < ml && ok; i++) {
+          n = n * 10 + (p[i] - '0');
+          ok = n <= INT_MAX;
+        }
+      }
+      if (!ok) return config_list_error(key, value, "bad maxprocs (digits or *)", entry);
+      p += ml;
+    }
+    if (*p == '\0') return 0;
+    p++; /* ',' */
+  }
+}
+
+/* ---- public (internal) API ------------------------------------------------ */
+
+void ostio__hints_init(ostio__hints *h)
+{
+  if (!h) return;
+  memset(h, 0, sizeof *h);
+  for (int i = 0; i < NHINTS; i++) {
+    const hint_desc *d = &table[i];
+    if (d->type == H_STRING)
+      snprintf((char *)field(h, d), d->cap, "%s", d->sdflt);
+    else
+      store_num(h, d, d->dflt);
+  }
+}
+
+int ostio__hints_count(void) { return NHINTS; }
+
+const char *ostio__hints_key(int i) { return i >= 0 && i < NHINTS ? table[i].key : NULL; }
+
+int ostio__hints_index(const char *key)
+{
+  if (!key) return -1;
+  for (int i = 0; i < NHINTS; i++)
+    if (strcmp(key, table[i].key) == 0) return i;
+  return -1;
+}
+
+static int unknown_ours(const char *key)
+{
+  char known[256];
+  size_t len = 0;
+  known[0] = '\0';
+  for (int i = 0; i < NHINTS; i++) {
+    if (strncmp(table[i].key, OURS, strlen(OURS)) != 0) continue;
+    int w = snprintf(known + len, sizeof known - len, "%s%s", len ? ", " : "", table[i].key);
+    if (w < 0 || (size_t)w >= sizeof known - len) break;
+    len += (size_t)w;
+  }
+  return ostio__fail(OSTIO_EHINT, "unknown hint \"%.*s%s\": keys starting with \"" OURS
+                     "\" are reserved; the known ones are %s", QV(key), known);
+}
+
+static int set_alias(ostio__hints *h, const hint_alias *a, const char *value)
+{
+  int64_t v = 0;
+  const hint_desc *first = &table[ostio__hints_index(a->targets[0])];
+  int rc = parse_value(first, a->key, value, &v);
+  if (rc != 0) return rc;
+  for (size_t t = 0; t < sizeof a->targets / sizeof a->targets[0]; t++) {
+    int i = ostio__hints_index(a->targets[t]);
+    store_num(h, &table[i], v);
+    h->given |= UINT64_C(1) << i;
+  }
+  return 0;
+}
+
+int ostio__hints_set(ostio__hints *h, const char *key, const char *value)
+{
+  if (!h || !key || !value)
+    return ostio__fail(OSTIO_EINVAL, "hints: null %s", !h ? "hints" : !key ? "key" : "value");
+  int i = ostio__hints_index(key);
+  if (i < 0) {
+    for (int a = 0; a < NALIASES; a++)
+      if (strcmp(key, aliases[a].key) == 0) return set_alias(h, &aliases[a], value);
+    if (strncmp(key, OURS, strlen(OURS)) == 0) return unknown_ours(key);
+    return 1; /* someone else's hint (ROMIO, a file system...): ignored */
+  }
+  const hint_desc *d = &table[i];
+  int64_t v = 0;
+  int rc = parse_value(d, key, value, &v);
+  if (rc != 0) return rc;
+  if (d->type == H_STRING)
+    snprintf((char *)field(h, d), d->cap, "%s", value);
+  else
+    store_num(h, d, v);
+  h->given |= UINT64_C(1) << i;
+  return 0;
+}
+
+int ostio__hints_format(const ostio__hints *h, int i, char *buf, size_t cap)
+{
+  if (!h || !buf || cap == 0 || i < 0 || i >= NHINTS)
+    return ostio__fail(OSTIO_EINVAL, "hints: no hint number %d (there are %d)", i, NHINTS);
+  const hint_desc *d = &table[i];
+  int w;
+  if (d->type == H_STRING) {
+    w = snprintf(buf, cap, "%s", (const char *)cfield(h, d));
+  } else if (d->type == H_SIZE || d->type == H_INT) {
+    w = snprintf(buf, cap, "%" PRId64, load_num(h, d));
+  } else {
+    int64_t v = load_num(h, d), n = 0;
+    while (d->words[n]) n++;
+    w = snprintf(buf, cap, "%s", v >= 0 && v < n ? d->words[v] : "invalid");
+  }
+  if (w < 0 || (size_t)w >= cap)
+    return ostio__fail(OSTIO_ERANGE, "hints: %zu bytes are too few for the value of %s",
+                       cap, d->key);
+  return 0;
+}
+
+int ostio__hints_given(const ostio__hints *h, const char *key)
+{
+  if (!h || !key) return 0;
+  int i = ostio__hints_index(key);
+  if (i >= 0) return (h->given >> i) & 1u;
+  for (int a = 0; a < NALIASES; a++) {
+    if (strcmp(key, aliases[a].key) != 0) continue;
+    int all = 1;
+    for (size_t t = 0; t < sizeof aliases[a].targets / sizeof aliases[a].targets[0]; t++)
+      all = all && ostio__hints_given(h, aliases[a].targets[t]);
+    return all;
+  }
+  return 0;
+}

@@ -141,6 +141,7 @@ int ostio__layout_copy(const ostio_layout *src, ostio_layout **out)
     }
   }
   memcpy(l->source, src->source, sizeof l->source);
+  l->inherited = src->inherited;
   *out = l;
   return 0;
 }

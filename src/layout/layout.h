@@ -25,6 +25,7 @@ struct ostio_layout {
   int         ncomp;
   ostio__comp comp[OSTIO_MAX_COMPONENTS];
   char        source[16];   /* "lustre", "emulated", "hints", "default"    */
+  int         inherited;    /* from the parent directory's default          */
 };
 
 /* ---- building (layout.c) ---------------------------------------------- */

@@ -1,1 +1,99 @@
-/* placeholder: being written */
+/* The registry of layout sources and the rules that combine them. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/error.h"
+#include "core/runtime.h"
+#include "layout/source.h"
+
+/* Tried in this order; each answers OSTIO_ENOLAYOUT to pass. */
+static const ostio__layout_source *const registry[] = {
+  &ostio__source_lustre,
+  &ostio__source_emulated,
+  &ostio__source_hints,
+  &ostio__source_default,
+};
+#define NSOURCES (sizeof registry / sizeof registry[0])
+
+void ostio__parent_dir(const char *path, char *buf, size_t cap)
+{
+  const char *slash = strrchr(path, '/');
+  if (!slash) { snprintf(buf, cap, "."); return; }
+  while (slash > path && slash[-1] == '/') slash--;  /* "a//b" */
+  if (slash == path) { snprintf(buf, cap, "/"); return; }
+  snprintf(buf, cap, "%.*s", (int)(slash - path), path);
+}
+
+static int only(const ostio__layout_source *s, const char *path, const ostio__hints *h,
+                ostio_layout **out)
+{
+  int rc = s->query(path, h, out);
+  if (rc == OSTIO_ENOLAYOUT)
+    rc = ostio__fail(OSTIO_ENOLAYOUT, "%s: no %s layout (hint ostio_layout_source=%s)", path,
+                     s->name, s->name);
+  return rc;
+}
+
+int ostio__layout_resolve(const char *path, const ostio__hints *h, ostio_layout **out)
+{
+  int rc = OSTIO_ENOLAYOUT;
+  *out = NULL;
+  if (!path || !*path) return ostio__fail(OSTIO_EINVAL, "empty path");
+  int src = h ? h->ostio_layout_source : OSTIO__SRC_AUTO;
+  if (src != OSTIO__SRC_HINTS) atomic_fetch_add(&ostio__rt.layout_fs_queries, 1);
+  if (src == OSTIO__SRC_LUSTRE) rc = only(&ostio__source_lustre, path, h, out);
+  else if (src == OSTIO__SRC_EMULATED) rc = only(&ostio__source_emulated, path, h, out);
+  else {
+    for (size_t i = 0; i < NSOURCES && rc == OSTIO_ENOLAYOUT; i++) {
+      if (src == OSTIO__SRC_HINTS && (registry[i] == &ostio__source_lustre ||
+                                      registry[i] == &ostio__source_emulated))
+        continue;
+      rc = registry[i]->query(path, h, out);
+    }
+  }
+  if (rc == 0 && !(*out)->source[0])
+    snprintf((*out)->source, sizeof (*out)->source, "unknown");
+  return rc;
+}
+
+int ostio__layout_create(const char *path, const ostio__hints *h,
+                         const ostio_layout *explicit_layout, mode_t mode, ostio_layout **out)
+{
+  ostio_layout *from_hints = NULL;
+  const ostio_layout *l = explicit_layout;
+  int rc = 0;
+  if (out) *out = NULL;
+  if (!path || !*path) return ostio__fail(OSTIO_EINVAL, "empty path");
+  if (l && (rc = ostio__layout_validate(l)) < 0) return rc;
+  if (!l && h) {
+    rc = ostio__source_hints.query(path, h, &from_hints);
+    if (rc < 0 && rc != OSTIO_ENOLAYOUT) return rc;
+    l = from_hints;
+  }
+  rc = OSTIO_ENOLAYOUT;
+  for (size_t i = 0; i < NSOURCES && rc == OSTIO_ENOLAYOUT; i++)
+    if (registry[i]->create) rc = registry[i]->create(path, l, mode);
+  if (rc == OSTIO_ENOLAYOUT)
+    rc = ostio__fail(OSTIO_ENOTSUP, "%s: no layout source can create files here", path);
+  if (rc == 0 && out) rc = ostio__layout_resolve(path, h, out);
+  ostio__layout_destroy(from_hints);
+  return rc;
+}
+
+int ostio__layout_set_dir_default(const char *dir, const ostio_layout *l)
+{
+  struct stat st;
+  int rc = ostio__layout_validate(l);
+  if (rc < 0) return rc;
+  if (stat(dir, &st) < 0)
+    return ostio__fail(ostio__from_errno(errno), "%s: %s", dir, strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return ostio__fail(OSTIO_ENOTDIR, "%s: not a directory", dir);
+  rc = OSTIO_ENOLAYOUT;
+  for (size_t i = 0; i < NSOURCES && rc == OSTIO_ENOLAYOUT; i++)
+    if (registry[i]->set_dir_default) rc = registry[i]->set_dir_default(dir, l);
+  if (rc == OSTIO_ENOLAYOUT)
+    rc = ostio__fail(OSTIO_ENOTSUP, "%s: no layout source can set a directory default here", dir);
+  return rc;
+}

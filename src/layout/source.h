@@ -1,0 +1,59 @@
+/* Layout sources: where a file's layout comes from. One file per source
+ * behind this ops struct; sources.c holds the registry and the order in
+ * which they are tried (Lustre, emulated record, hints, defaults). A new
+ * source is one file and one registry line. */
+#ifndef OSTIO_LAYOUT_SOURCE_H
+#define OSTIO_LAYOUT_SOURCE_H
+
+#include <sys/types.h>
+
+#include "hints/hints.h"
+#include "layout/layout.h"
+
+#define OSTIO__LAYOUT_SOURCE_VERSION 1
+
+typedef struct ostio__layout_source {
+  int version;                 /* OSTIO__LAYOUT_SOURCE_VERSION */
+  const char *name;
+  /* Layout of an existing file, or the default of a directory.
+   * OSTIO_ENOLAYOUT when this source has nothing to say about path. */
+  int (*query)(const char *path, const ostio__hints *h, ostio_layout **out);
+  /* Creates path (which must not exist) as an empty file with layout l
+   * (NULL: the directory's default). OSTIO_ENOLAYOUT when this source does
+   * not apply to path's file system. NULL when the source cannot create. */
+  int (*create)(const char *path, const ostio_layout *l, mode_t mode);
+  /* Sets the default layout of directory dir. NULL when unsupported;
+   * OSTIO_ENOLAYOUT when the source does not apply there. */
+  int (*set_dir_default)(const char *dir, const ostio_layout *l);
+} ostio__layout_source;
+
+extern const ostio__layout_source ostio__source_lustre;
+extern const ostio__layout_source ostio__source_emulated;
+extern const ostio__layout_source ostio__source_hints;
+extern const ostio__layout_source ostio__source_default;
+
+/* Defaults when nothing else speaks: Lustre's own (1 MiB x 1). */
+#define OSTIO__DEFAULT_STRIPE_SIZE  (1 << 20)
+#define OSTIO__DEFAULT_STRIPE_COUNT 1
+
+/* The emulated record's xattr name. */
+#define OSTIO__LAYOUT_XATTR "user.ostio.layout"
+
+/* ---- sources.c: the resolution rules ---------------------------------- */
+/* Layout of path as the sources see it, honouring h->ostio_layout_source. */
+int ostio__layout_resolve(const char *path, const ostio__hints *h, ostio_layout **out);
+/* Creates path as a new empty file. Layout: explicit if given, else the
+ * striping hints if any, else the directory default (Lustre applies its
+ * own; the emulated source copies the directory's record onto the file),
+ * else the defaults. *out (optional) receives the layout the file got. */
+int ostio__layout_create(const char *path, const ostio__hints *h,
+                         const ostio_layout *explicit_layout, mode_t mode,
+                         ostio_layout **out);
+/* Sets a directory's default layout (Lustre or emulated). */
+int ostio__layout_set_dir_default(const char *dir, const ostio_layout *l);
+/* 1 when path (or, if it does not exist, its parent) is on Lustre. */
+int ostio__path_is_lustre(const char *path);
+/* Parent directory of path into buf ("." when path has no slash). */
+void ostio__parent_dir(const char *path, char *buf, size_t cap);
+
+#endif
