@@ -99,39 +99,50 @@ static int parse_i64(const char *v, int64_t *out)
   return 0;
 }
 
-static int parse_osts(const char *v, int32_t *osts, int32_t want, int line)
+int ostio__parse_ost_list(const char *text, int32_t *osts, int32_t max, int32_t *count)
 {
   int32_t n = 0;
-  const char *p = v;
+  const char *p = text;
+  if (!*p) return OSTIO_EINVAL;
   while (*p) {
     char *end;
     errno = 0;
     long a = strtol(p, &end, 10), b;
-    if (end == p || errno || a < 0 || a > INT32_MAX) goto bad;
+    if (end == p || errno || a < 0 || a > INT32_MAX || *p == '+' || *p == ' ') return OSTIO_EINVAL;
     b = a;
     p = end;
     if (*p == '-') {
       const char *q = p + 1;
+      if (*q < '0' || *q > '9') return OSTIO_EINVAL;
       b = strtol(q, &end, 10);
-      if (end == q || errno || b < a || b > INT32_MAX) goto bad;
+      if (errno || b < a || b > INT32_MAX) return OSTIO_EINVAL;
       p = end;
     }
     for (long k = a; k <= b; k++) {
-      if (n >= want)
-        return ostio__fail(OSTIO_EFORMAT, "layout record line %d: osts lists more than "
-                           "stripe_count=%d entries", line, (int)want);
+      if (n >= max) return OSTIO_ERANGE;
       osts[n++] = (int32_t)k;
     }
-    if (*p == ',') p++;
-    else if (*p) goto bad;
+    if (*p == ',' && p[1]) p++;
+    else if (*p) return OSTIO_EINVAL;
   }
+  *count = n;
+  return 0;
+}
+
+static int parse_osts(const char *v, int32_t *osts, int32_t want, int line)
+{
+  int32_t n = 0;
+  int rc = ostio__parse_ost_list(v, osts, want, &n);
+  if (rc == OSTIO_ERANGE)
+    return ostio__fail(OSTIO_EFORMAT, "layout record line %d: osts lists more than "
+                       "stripe_count=%d entries", line, (int)want);
+  if (rc < 0)
+    return ostio__fail(OSTIO_EFORMAT, "layout record line %d: bad osts list \"%s\" "
+                       "(expected e.g. 0-3,8)", line, v);
   if (n != want)
     return ostio__fail(OSTIO_EFORMAT, "layout record line %d: osts lists %d entries, "
                        "stripe_count is %d", line, (int)n, (int)want);
   return 0;
-bad:
-  return ostio__fail(OSTIO_EFORMAT, "layout record line %d: bad osts list \"%s\" "
-                     "(expected e.g. 0-3,8)", line, v);
 }
 
 static int valid_pool(const char *v)

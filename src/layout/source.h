@@ -18,8 +18,8 @@ typedef struct ostio__layout_source {
   /* Layout of an existing file, or the default of a directory.
    * OSTIO_ENOLAYOUT when this source has nothing to say about path. */
   int (*query)(const char *path, const ostio__hints *h, ostio_layout **out);
-  /* Creates path (which must not exist) as an empty file with layout l
-   * (NULL: the directory's default). OSTIO_ENOLAYOUT when this source does
+  /* Makes path an empty file with layout l (NULL: the directory's
+   * default); path may exist as an empty regular file. OSTIO_ENOLAYOUT when this source does
    * not apply to path's file system. NULL when the source cannot create. */
   int (*create)(const char *path, const ostio_layout *l, mode_t mode);
   /* Sets the default layout of directory dir. NULL when unsupported;
@@ -51,6 +51,10 @@ int ostio__layout_create(const char *path, const ostio__hints *h,
                          ostio_layout **out);
 /* Sets a directory's default layout (Lustre or emulated). */
 int ostio__layout_set_dir_default(const char *dir, const ostio_layout *l);
+/* Opens path for a new layout: creates it (O_EXCL, plus flags), or opens
+ * it when it exists as an empty regular file. Returns an fd and sets
+ * *created, or a negative code (OSTIO_ENOTEMPTY for a file with data). */
+int ostio__open_new_or_empty(const char *path, mode_t mode, int flags, int *created);
 /* 1 when path (or, if it does not exist, its parent) is on Lustre. */
 int ostio__path_is_lustre(const char *path);
 /* Parent directory of path into buf ("." when path has no slash). */

@@ -96,14 +96,14 @@ static int create(const char *path, const ostio_layout *l, mode_t mode)
     rc = 0;
   }
   if (l && (rc = encode_checked(path, l, &text, &len)) < 0) goto done;
-  fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) {
-    rc = ostio__fail(ostio__from_errno(errno), "%s: cannot create: %s", path, strerror(errno));
+  int created = 0;
+  if ((fd = ostio__open_new_or_empty(path, mode, 0, &created)) < 0) {
+    rc = fd;
     goto done;
   }
-  if (text && fsetxattr(fd, OSTIO__LAYOUT_XATTR, text, len, XATTR_CREATE) < 0) {
+  if (text && fsetxattr(fd, OSTIO__LAYOUT_XATTR, text, len, 0) < 0) {
     rc = xattr_error(path, errno);
-    unlink(path);
+    if (created) unlink(path);
   }
 done:
   if (fd >= 0) close(fd);

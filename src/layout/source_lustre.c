@@ -88,11 +88,10 @@ static int create(const char *path, const ostio_layout *l, mode_t mode)
   if (!ostio__path_is_lustre(path)) return OSTIO_ENOLAYOUT;
   int rc = l ? check_lustre_limits(path, l) : 0;
   if (rc < 0) return rc;
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | (l ? O_LOV_DELAY_CREATE : 0),
-                mode);
-  if (fd < 0)
-    return ostio__fail(ostio__from_errno(errno), "%s: cannot create: %s", path, strerror(errno));
-  if (l && (rc = apply(fd, path, l)) < 0) unlink(path);
+  int created = 0;
+  int fd = ostio__open_new_or_empty(path, mode, l ? O_LOV_DELAY_CREATE : 0, &created);
+  if (fd < 0) return fd;
+  if (l && (rc = apply(fd, path, l)) < 0 && created) unlink(path);
   close(fd);
   return rc;
 }

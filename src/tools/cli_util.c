@@ -1,1 +1,87 @@
-/* placeholder: being written */
+#include "tools/cli.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+
+static int report(const char *cmd, int status, const char *fmt, va_list ap)
+{
+  fprintf(stderr, "ostio %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  if (status == CLI_USAGE) fprintf(stderr, "Try 'ostio %s --help'.\n", cmd);
+  return status;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = report(cmd, CLI_USAGE, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+int cli_runtime_error(const char *cmd, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = report(cmd, CLI_ERROR, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+int cli_lib_error(const char *cmd, int rc)
+{
+  const char *detail = ostio_last_error();
+  return cli_runtime_error(cmd, "%s (%s)", detail[0] ? detail : ostio_strerror(rc),
+                           ostio_errname(rc));
+}
+
+void json_string(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c == '\n') fputs("\\n", f);
+    else if (c == '\t') fputs("\\t", f);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+const char *pattern_name(uint32_t pattern)
+{
+  return (pattern & OSTIO_PATTERN_OVERSTRIPING) ? "raid0,overstriping" : "raid0";
+}
+
+void json_layout(FILE *f, const ostio_layout *l)
+{
+  fprintf(f, "{\"source\": ");
+  json_string(f, l->source);
+  fprintf(f, ", \"inherited\": %s, \"components\": [", l->inherited ? "true" : "false");
+  for (int i = 0; i < l->ncomp; i++) {
+    const ostio__comp *c = &l->comp[i];
+    fprintf(f, "%s{\"start\": %" PRId64 ", \"end\": ", i ? ", " : "", c->start);
+    if (c->end == OSTIO_EOF) fprintf(f, "null");
+    else fprintf(f, "%" PRId64, c->end);
+    fprintf(f, ", \"stripe_size\": %" PRId64 ", \"stripe_count\": %" PRId32
+               ", \"stripe_offset\": %" PRId32 ", \"pattern\": \"%s\", \"instantiated\": %s"
+               ", \"pool\": ",
+            c->stripe_size, c->stripe_count, c->first_ost, pattern_name(c->pattern),
+            c->instantiated ? "true" : "false");
+    json_string(f, c->pool);
+    fprintf(f, ", \"osts\": ");
+    if (!c->osts) {
+      fprintf(f, "null");
+    } else {
+      fputc('[', f);
+      for (int32_t k = 0; k < c->stripe_count; k++)
+        fprintf(f, "%s%" PRId32, k ? ", " : "", c->osts[k]);
+      fputc(']', f);
+    }
+    fputc('}', f);
+  }
+  fprintf(f, "]}");
+}

@@ -1,1 +1,165 @@
-/* placeholder: being written */
+/* ostio map: which stripes, objects and OSTs an extent of a file touches,
+ * with the offset inside each object. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "hints/hints.h"
+#include "layout/source.h"
+#include "tools/cli.h"
+
+#define CMD "map"
+
+static const char *help =
+  "Usage: ostio map [--json] [--max-pieces N] PATH OFFSET LENGTH\n\n"
+  "Splits the extent [OFFSET, OFFSET+LENGTH) of PATH at stripe and component\n"
+  "boundaries and shows, for each piece, its stripe, object, OST and the offset\n"
+  "inside the object; then a summary per object. OFFSET and LENGTH accept the\n"
+  "suffixes k, m, g, t. PATH need not exist if OSTIO_HINTS gives its striping;\n"
+  "otherwise its layout is read as `ostio getstripe` does.\n\n"
+  "Options:\n"
+  "  --max-pieces N  list at most N pieces (default 64; 0 lists all)\n"
+  "  --json          machine-readable output\n"
+  "  -h, --help      show this help\n";
+
+typedef struct {
+  int32_t component, object, ost;
+  int64_t pieces, bytes, first_objoff, last_objend;
+} objsum;
+
+static int by_object(const void *a, const void *b)
+{
+  const objsum *x = a, *y = b;
+  if (x->component != y->component) return x->component < y->component ? -1 : 1;
+  return x->object < y->object ? -1 : x->object > y->object;
+}
+
+static int summarise(const ostio_layout *l, int64_t off, int64_t len, objsum **out, size_t *n)
+{
+  size_t cap = 0;
+  for (int i = 0; i < l->ncomp; i++) cap += (size_t)l->comp[i].stripe_count;
+  objsum *s = calloc(cap, sizeof *s);
+  if (!s) return ostio__fail(OSTIO_ENOMEM, "out of memory");
+  size_t base[OSTIO_MAX_COMPONENTS], used = 0;
+  for (int i = 0, acc = 0; i < l->ncomp; i++) { base[i] = (size_t)acc; acc += l->comp[i].stripe_count; }
+  ostio__piece_iter it;
+  ostio_piece p;
+  int rc = ostio__piece_iter_init(&it, l, off, len);
+  while (rc == 0 && (rc = ostio__piece_iter_next(&it, &p)) == 1) {
+    objsum *o = &s[base[p.component] + (size_t)p.object];
+    if (!o->pieces) {
+      *o = (objsum){.component = p.component, .object = p.object, .ost = p.ost,
+                    .first_objoff = p.object_offset};
+      used++;
+    }
+    o->pieces++;
+    o->bytes += p.length;
+    o->last_objend = p.object_offset + p.length;
+    rc = 0;
+  }
+  if (rc < 0) { free(s); return rc; }
+  /* compact the touched objects to the front, in (component, object) order */
+  size_t k = 0;
+  for (size_t i = 0; i < cap; i++) if (s[i].pieces) s[k++] = s[i];
+  qsort(s, k, sizeof *s, by_object);
+  *out = s;
+  *n = used;
+  return 0;
+}
+
+static int parse_extent(const char *what, const char *arg, int64_t *v)
+{
+  int rc = ostio__parse_size(arg, v);
+  if (rc == 0) return 0;
+  return cli_usage_error(CMD, "%s '%s': expected a non-negative byte count such as 4096, "
+                         "1m or 5g", what, arg);
+}
+
+int cmd_map(int argc, char **argv)
+{
+  static const struct option opts[] = {
+    {"json", no_argument, NULL, 'j'}, {"max-pieces", required_argument, NULL, 'm'},
+    {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+  int json = 0, c, status = CLI_OK;
+  int64_t maxp = 64, off, len;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    if (c == 'j') json = 1;
+    else if (c == 'h') { fputs(help, stdout); return CLI_OK; }
+    else if (c == 'm') {
+      if (ostio__parse_int(optarg, &maxp) < 0 || maxp < 0)
+        return cli_usage_error(CMD, "--max-pieces '%s': expected a number >= 0", optarg);
+    } else return cli_usage_error(CMD, "unknown option or missing value '%s'", argv[optind - 1]);
+  }
+  if (argc - optind != 3) return cli_usage_error(CMD, "expected PATH OFFSET LENGTH");
+  const char *path = argv[optind];
+  if (parse_extent("offset", argv[optind + 1], &off) || parse_extent("length", argv[optind + 2], &len))
+    return CLI_USAGE;
+  if (len > INT64_MAX - off)
+    return cli_usage_error(CMD, "offset + length is past 2^63-1 bytes");
+
+  ostio__hints h;
+  ostio_layout *l = NULL;
+  objsum *objs = NULL;
+  size_t nobj = 0;
+  int rc = ostio__hints_resolve_env(path, &h);
+  if (rc == 0) rc = ostio__layout_resolve(path, &h, &l);
+  if (rc == 0) rc = summarise(l, off, len, &objs, &nobj);
+  if (rc < 0) { status = cli_lib_error(CMD, rc); goto done; }
+
+  ostio__piece_iter it;
+  ostio_piece p;
+  int64_t npieces = 0;
+  ostio__piece_iter_init(&it, l, off, len);
+  if (json) {
+    printf("{\"path\": ");
+    json_string(stdout, path);
+    printf(", \"offset\": %" PRId64 ", \"length\": %" PRId64 ", \"layout\": ", off, len);
+    json_layout(stdout, l);
+    printf(", \"pieces\": [");
+  } else {
+    printf("%s: extent %" PRId64 "+%" PRId64 ", %s layout\n", path, off, len, l->source);
+    printf("%16s %12s %5s %12s %7s %6s %16s\n", "file_offset", "length", "comp", "stripe",
+           "object", "ost", "object_offset");
+  }
+  while (ostio__piece_iter_next(&it, &p) == 1) {
+    npieces++;
+    if (maxp && npieces > maxp) continue;
+    if (json)
+      printf("%s{\"file_offset\": %" PRId64 ", \"length\": %" PRId64 ", \"component\": %d"
+             ", \"stripe\": %" PRId64 ", \"object\": %d, \"ost\": %d, \"object_offset\": %" PRId64 "}",
+             npieces > 1 ? ", " : "", p.file_offset, p.length, p.component, p.stripe, p.object,
+             p.ost, p.object_offset);
+    else
+      printf("%16" PRId64 " %12" PRId64 " %5d %12" PRId64 " %7d %6d %16" PRId64 "\n",
+             p.file_offset, p.length, p.component, p.stripe, p.object, p.ost, p.object_offset);
+  }
+  if (json) {
+    printf("], \"pieces_total\": %" PRId64 ", \"pieces_listed\": %" PRId64 ", \"objects\": [",
+           npieces, maxp && npieces > maxp ? maxp : npieces);
+    for (size_t i = 0; i < nobj; i++)
+      printf("%s{\"component\": %d, \"object\": %d, \"ost\": %d, \"pieces\": %" PRId64
+             ", \"bytes\": %" PRId64 ", \"object_start\": %" PRId64 ", \"object_end\": %" PRId64 "}",
+             i ? ", " : "", objs[i].component, objs[i].object, objs[i].ost, objs[i].pieces,
+             objs[i].bytes, objs[i].first_objoff, objs[i].last_objend);
+    printf("]}\n");
+  } else {
+    if (maxp && npieces > maxp)
+      printf("... %" PRId64 " more pieces (use --max-pieces 0 to list all)\n", npieces - maxp);
+    printf("%" PRId64 " piece%s over %zu object%s:\n", npieces, npieces == 1 ? "" : "s", nobj,
+           nobj == 1 ? "" : "s");
+    for (size_t i = 0; i < nobj; i++)
+      printf("  comp %d object %d ost %d: %" PRId64 " piece%s, %" PRId64
+             " bytes, object range [%" PRId64 ", %" PRId64 ")\n",
+             objs[i].component, objs[i].object, objs[i].ost, objs[i].pieces,
+             objs[i].pieces == 1 ? "" : "s", objs[i].bytes, objs[i].first_objoff,
+             objs[i].last_objend);
+  }
+done:
+  free(objs);
+  ostio__layout_destroy(l);
+  return status;
+}

@@ -1,0 +1,37 @@
+/* Shared pieces of the ostio command-line tool. Exit status: 0 ok,
+ * 1 runtime error, 2 usage error; messages go to stderr and name the path. */
+#ifndef OSTIO_TOOLS_CLI_H
+#define OSTIO_TOOLS_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "layout/layout.h"
+
+enum { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
+
+typedef struct cli_command {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv);   /* argv[0] is the command name */
+} cli_command;
+
+int cmd_getstripe(int argc, char **argv);
+int cmd_setstripe(int argc, char **argv);
+int cmd_map(int argc, char **argv);
+int cmd_hints(int argc, char **argv);
+
+/* "ostio CMD: " + message on stderr; returns CLI_USAGE or CLI_ERROR. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_runtime_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reports a library failure: "ostio CMD: detail (OSTIO_EXXX)". */
+int cli_lib_error(const char *cmd, int rc);
+
+/* JSON output helpers. */
+void json_string(FILE *f, const char *s);
+/* Writes the layout as a JSON object (no trailing newline). */
+void json_layout(FILE *f, const ostio_layout *l);
+/* "raid0" or "raid0,overstriping". */
+const char *pattern_name(uint32_t pattern);
+
+#endif
