@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Makes sure the build dependencies are present: a C compiler, make, CMake
+# (>= 3.20), Python 3 and an MPI (MPICH from Debian). As root with apt-get it
+# installs what is missing; otherwise it prints the exact command to run.
+set -euo pipefail
+
+missing_pkgs=()
+need() { command -v "$1" >/dev/null 2>&1 || missing_pkgs+=("$2"); }
+need cc gcc
+need make make
+need cmake cmake
+need python3 python3
+need mpicc libmpich-dev
+need mpiexec mpich
+# mpi.h must be reachable by mpicc (libmpich-dev provides it).
+if command -v mpicc >/dev/null 2>&1 && ! echo '#include <mpi.h>
+int main(void){return 0;}' | mpicc -x c - -o /dev/null >/dev/null 2>&1; then
+  missing_pkgs+=(libmpich-dev)
+fi
+
+if [ ${#missing_pkgs[@]} -eq 0 ]; then
+  exit 0
+fi
+# shellcheck disable=SC2207
+pkgs=($(printf '%s\n' "${missing_pkgs[@]}" | sort -u))
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "ostio: installing build dependencies: ${pkgs[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+  exit 0
+fi
+echo "ostio: missing build dependencies: ${pkgs[*]}" >&2
+echo "Install them with:  sudo apt-get install -y ${pkgs[*]}" >&2
+echo "(Elsewhere: a C11 compiler, make, CMake >= 3.20, Python 3 and an MPI-3 library.)" >&2
+exit 1
