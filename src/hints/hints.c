@@ -83,13 +83,16 @@ static int check_config_list(const char *key, const char *value);
   {OFF_(f), .cap = sizeof(((ostio__hints *)0)->f), .type = H_STRING, .sdflt = (d), \
    .check = (fn)},
 
-static const hint_desc table[] = {HINT_LIST(D_SIZE_, D_INT_, D_TRI_, D_BOOL_, D_ENUM_, D_STR_)};
+static const hint_desc table[] = {
+  HINT_LIST(D_SIZE_, D_INT_, D_TRI_, D_BOOL_, D_ENUM_, D_STR_)};
 
 /* The same list checks at compile time that each field has the C type its
  * hint type is stored as (int64_t for numbers, int for words, char[]). */
 #define FIELD_(f) (((ostio__hints *)0)->f)
-#define A_I64_(f) _Static_assert(_Generic(FIELD_(f), int64_t: 1, default: 0), #f " must be int64_t");
-#define A_INT_(f) _Static_assert(_Generic(FIELD_(f), int: 1, default: 0), #f " must be int");
+#define A_I64_(f)                                                                \
+  _Static_assert(_Generic(FIELD_(f), int64_t: 1, default: 0), #f " must be int64_t");
+#define A_INT_(f)                                                                \
+  _Static_assert(_Generic(FIELD_(f), int: 1, default: 0), #f " must be int");
 #define A_SIZE_(f, d, lo, hi) A_I64_(f)
 #define A_INTK_(f, d, lo, hi, a, note) A_I64_(f)
 #define A_TRI_(f, d) A_INT_(f)
@@ -183,10 +186,21 @@ static int parse_words(const hint_desc *d, const char *key, const char *value, i
                        "hint %s=\"%.*s%s\": expected true or false (also enable or "
                        "disable, 1 or 0)", key, QV(value));
   }
+  if (d->type == H_TRI)
+    return ostio__fail(OSTIO_EHINT,
+                       "hint %s=\"%.*s%s\": expected enable, disable or automatic", key,
+                       QV(value));
   char list[128];
   word_list(d->words, list, sizeof list);
   return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": expected %s%s", key, QV(value),
                      d->type == H_ENUM ? "one of " : "", list);
+}
+
+/* The "not given" default (outside [min, max]) is accepted back, so the
+ * info from ostio_hints_effective can be passed to an open again. */
+static int is_not_given(const hint_desc *d, int64_t v)
+{
+  return v == d->dflt && (d->dflt < d->min || d->dflt > d->max);
 }
 
 static int parse_size_hint(const hint_desc *d, const char *key, const char *value,
@@ -194,6 +208,10 @@ static int parse_size_hint(const hint_desc *d, const char *key, const char *valu
 {
   int64_t v = 0;
   int rc = ostio__parse_size(value, &v);
+  if (rc == 0 && is_not_given(d, v)) {
+    *out = v;
+    return 0;
+  }
   if (rc == OSTIO_ERANGE || (rc == 0 && v > d->max))
     return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": too large; the maximum is %" PRId64,
                        key, QV(value), d->max);
@@ -219,7 +237,7 @@ static int parse_int_hint(const hint_desc *d, const char *key, const char *value
 {
   int64_t v = 0;
   int rc = ostio__parse_int(value, &v);
-  if (rc == 0 && d->alt_note && v == d->alt) {
+  if (rc == 0 && ((d->alt_note && v == d->alt) || is_not_given(d, v))) {
     *out = v;
     return 0;
   }

@@ -89,7 +89,7 @@ int ostio__layout_group(const ostio_layout *l, const int64_t *offsets, const int
   ostio_piece *pieces = NULL;
   size_t *groups = NULL;
   size_t np = 0, cap = 0, ng = 0;
-  ostio__piece_iter it;
+  ostio__piece_iter it = {0};
   ostio_piece p;
 
   *pieces_out = NULL;
@@ -133,7 +133,7 @@ done:
 int ostio_layout_map(const ostio_layout *layout, int64_t offset, int64_t length,
                      ostio_piece *pieces, size_t max, size_t *npieces)
 {
-  ostio__piece_iter it;
+  ostio__piece_iter it = {0};
   ostio_piece p;
   size_t n = 0;
   int rc;

@@ -124,6 +124,9 @@ static int parse_md(const unsigned char *p, size_t avail, int swap, int in_comp,
   uint32_t count = rd16(p + 28, swap);
   if (size == 0)
     return ostio__fail(OSTIO_ELAYOUT, "%s: stripe size is 0", where);
+  if ((count == 0 || count == COUNT_ALL) && in_comp && !init)
+    count = 1; /* not instantiated yet: Lustre resolves the default / "all OSTs" count
+                * only then; modelled as one stripe until it does (docs/lustre-lov.md) */
   if (count == 0)
     return ostio__fail(OSTIO_ELAYOUT, "%s: stripe count is 0 (a default that was never "
                        "resolved)", where);
@@ -162,9 +165,11 @@ static int parse_md(const unsigned char *p, size_t avail, int swap, int in_comp,
                          "0..%u)", where, (unsigned)k, (unsigned)idx, OST_IDX_MAX);
     osts[k] = (int32_t)idx;
   }
+  /* The OST list is known: objects exist, or (specific) they were asked
+   * for on these OSTs. */
   c->osts = osts;
   c->first_ost = osts[0];
-  c->instantiated = in_comp ? init : !specific;
+  c->instantiated = 1;
   return 0;
 }
 
@@ -274,11 +279,11 @@ done:
 
 /* ---- encoding ------------------------------------------------------------- */
 
-/* Form of one component: specific (explicit OST request), v3 (pool), v1;
- * objects written when the component has an OST list. */
+/* Request form of one component: specific when it has an OST list (the
+ * list goes into the objects' l_ost_idx), else v3 with a pool, else v1. */
 static uint32_t md_magic(const ostio__comp *c)
 {
-  if (c->osts && !c->instantiated) return OSTIO__LOV_MAGIC_SPECIFIC;
+  if (c->osts) return OSTIO__LOV_MAGIC_SPECIFIC;
   return c->pool[0] ? OSTIO__LOV_MAGIC_V3 : OSTIO__LOV_MAGIC_V1;
 }
 
@@ -374,7 +379,7 @@ int ostio__lov_encode(const ostio_layout *l, void **buf, size_t *len)
     unsigned char *e = p + COMP_HDR_SIZE + (size_t)i * ENTRY_SIZE;
     size_t used = 0;
     wr32(e, (uint32_t)i + 1);
-    wr32(e + 4, c->instantiated && c->osts ? LCME_FL_INIT : 0);
+    /* lcme_flags stay 0: LCME_FL_INIT is Lustre's to set. */
     wr64(e + 8, (uint64_t)c->start);
     wr64(e + 16, c->end == OSTIO_EOF ? EXTENT_EOF : (uint64_t)c->end);
     wr32(e + 24, (uint32_t)offs[i]);

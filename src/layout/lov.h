@@ -1,6 +1,6 @@
 /* Lustre lov_user_md codec: raw "lustre.lov" xattr blobs <-> ostio_layout.
  * Pure functions, no I/O; facts from Lustre's lustre_user.h (see
- * docs/layout.md). Never links liblustreapi. */
+ * docs/lustre-lov.md). Never links liblustreapi. */
 #ifndef OSTIO_LAYOUT_LOV_H
 #define OSTIO_LAYOUT_LOV_H
 
@@ -22,9 +22,10 @@
  * layouts), OSTIO_ELAYOUT (zero stripe size/count...), with a detail. */
 int ostio__lov_parse(const void *buf, size_t len, ostio_layout **out);
 
-/* Encodes one component as lov_user_md_v3 (v1 when no pool and no OST list
- * is needed) for LL_IOC_LOV_SETSTRIPE. stripe_offset 0xFFFF when first_ost
- * < 0. Writes into buf (cap bytes); *len gets the size used. */
+/* Encodes one component for LL_IOC_LOV_SETSTRIPE: lov_user_md_specific
+ * when it has an OST list, v3 when it has a pool, else v1. stripe_offset
+ * 0xFFFF when first_ost < 0. Writes into buf (cap bytes); *len gets the size
+ * needed (also on OSTIO_ERANGE, when cap is too small). */
 int ostio__lov_encode_md(const ostio__comp *c, void *buf, size_t cap, size_t *len);
 
 /* Encodes a whole layout: a plain lov_user_md when it has one component

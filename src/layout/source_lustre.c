@@ -65,7 +65,7 @@ static int apply(int fd, const char *path, const ostio_layout *l)
   size_t len = 0;
   int rc = ostio__lov_encode(l, &blob, &len);
   if (rc < 0) return rc;
-  int single = l->ncomp == 1;
+  int single = l->ncomp == 1 && l->comp[0].end == OSTIO_EOF; /* lov_encode made a plain md */
   if ((single ? ioctl(fd, LL_IOC_LOV_SETSTRIPE, blob) : fsetxattr(fd, LOV_XATTR, blob, len, 0)) < 0)
     rc = ostio__fail(errno == EEXIST ? OSTIO_EEXIST : ostio__from_errno(errno),
                      "%s: Lustre refused the layout: %s", path,

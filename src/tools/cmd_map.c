@@ -44,7 +44,7 @@ static int summarise(const ostio_layout *l, int64_t off, int64_t len, objsum **o
   if (!s) return ostio__fail(OSTIO_ENOMEM, "out of memory");
   size_t base[OSTIO_MAX_COMPONENTS], used = 0;
   for (int i = 0, acc = 0; i < l->ncomp; i++) { base[i] = (size_t)acc; acc += l->comp[i].stripe_count; }
-  ostio__piece_iter it;
+  ostio__piece_iter it = {0};
   ostio_piece p;
   int rc = ostio__piece_iter_init(&it, l, off, len);
   while (rc == 0 && (rc = ostio__piece_iter_next(&it, &p)) == 1) {
@@ -110,7 +110,7 @@ int cmd_map(int argc, char **argv)
   if (rc == 0) rc = summarise(l, off, len, &objs, &nobj);
   if (rc < 0) { status = cli_lib_error(CMD, rc); goto done; }
 
-  ostio__piece_iter it;
+  ostio__piece_iter it = {0};
   ostio_piece p;
   int64_t npieces = 0;
   ostio__piece_iter_init(&it, l, off, len);
