@@ -299,7 +299,7 @@ static const struct { const char *key, *value, *also; } bads[] = {
   {"striping_factor", "-2", "the minimum is 1 (or -1 for all OSTs)"},
   {"striping_factor", "2001", "too large; the maximum is 2000"},
   {"striping_factor", "-2", "too small"}, {"striping_factor", "x", "or -1 for all OSTs"},
-  {"striping_unit", "0", "too small"}, {"striping_unit", "4294967296", "the maximum is 4294967295"},
+  {"striping_unit", "4294967296", "the maximum is 4294967295"},
   {"striping_unit", "4g", "too large"}, {"striping_unit", "-1", "from 1 to 4294967295"},
   {"start_iodevice", "-2", "the minimum is 0"}, {"start_iodevice", "65536", "the maximum is 65535"},
   {"start_iodevice", "x", "from 0 to 65535"},
