@@ -36,7 +36,8 @@ int ostio__open_new_or_empty(const char *path, mode_t mode, int flags, int *crea
   if (fd >= 0) return fd;
   if (errno != EEXIST)
     return ostio__fail(ostio__from_errno(errno), "%s: cannot create: %s", path, strerror(errno));
-  fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO must be refused, not waited on. */
+  fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0)
     return ostio__fail(ostio__from_errno(errno), "%s: cannot open: %s", path, strerror(errno));
   int rc = fstat(fd, &st) < 0 ? ostio__fail(ostio__from_errno(errno), "%s: %s", path, strerror(errno))

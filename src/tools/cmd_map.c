@@ -1,9 +1,11 @@
 /* ostio map: which stripes, objects and OSTs an extent of a file touches,
  * with the offset inside each object. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "hints/hints.h"
@@ -105,7 +107,13 @@ int cmd_map(int argc, char **argv)
   ostio_layout *l = NULL;
   objsum *objs = NULL;
   size_t nobj = 0;
+  struct stat st;
   int rc = ostio__hints_resolve_env(path, &h);
+  /* A path that does not exist yet is mapped with the striping it would be
+   * created with, when OSTIO_HINTS gives one. */
+  if (rc == 0 && stat(path, &st) < 0 && errno == ENOENT &&
+      (h.striping_factor > 0 || h.striping_unit > 0))
+    h.ostio_layout_source = OSTIO__SRC_HINTS;
   if (rc == 0) rc = ostio__layout_resolve(path, &h, &l);
   if (rc == 0) rc = summarise(l, off, len, &objs, &nobj);
   if (rc < 0) { status = cli_lib_error(CMD, rc); goto done; }
