@@ -84,6 +84,9 @@ static int validate_comp(const ostio__comp *c, int i)
   if (c->pattern & ~(OSTIO_PATTERN_RAID0 | OSTIO_PATTERN_OVERSTRIPING))
     return ostio__fail(OSTIO_ELAYOUT, "component %d: unknown pattern bits 0x%x", i,
                        (unsigned)c->pattern);
+  if (c->pool[0] && !ostio__valid_pool_name(c->pool))
+    return ostio__fail(OSTIO_ELAYOUT, "component %d: pool name \"%s\": expected 1..%d of "
+                       "letters, digits, '_', '-', '.'", i, c->pool, OSTIO__POOL_MAX);
   if (c->first_ost < -1)
     return ostio__fail(OSTIO_ELAYOUT, "component %d: first OST %d: expected -1 or >= 0", i,
                        (int)c->first_ost);

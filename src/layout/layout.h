@@ -76,6 +76,8 @@ int ostio__record_encode(const ostio_layout *l, char **text, size_t *len);
 /* Decodes and validates; OSTIO_EFORMAT / OSTIO_ELAYOUT with a detail. */
 int ostio__record_decode(const char *text, size_t len, ostio_layout **out);
 
+/* 1 when v is a usable OST pool name: 1..16 of [A-Za-z0-9_.-]. */
+int ostio__valid_pool_name(const char *v);
 /* Parses an OST list such as "0-3,8" into osts (at most max entries).
  * OSTIO_EINVAL for bad syntax, OSTIO_ERANGE for more than max; no detail. */
 int ostio__parse_ost_list(const char *text, int32_t *osts, int32_t max, int32_t *count);

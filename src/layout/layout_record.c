@@ -145,7 +145,7 @@ static int parse_osts(const char *v, int32_t *osts, int32_t want, int line)
   return 0;
 }
 
-static int valid_pool(const char *v)
+int ostio__valid_pool_name(const char *v)
 {
   size_t n = strlen(v);
   if (n < 1 || n > OSTIO__POOL_MAX) return 0;
@@ -198,7 +198,7 @@ static int parse_component(char *line, int lineno, ostio_layout *l, int32_t *ost
     } else if (!strcmp(k, "osts")) {
       osts_text = v;
     } else if (!strcmp(k, "pool")) {
-      if (!valid_pool(v)) goto bad_value;
+      if (!ostio__valid_pool_name(v)) goto bad_value;
       memcpy(c.pool, v, strlen(v) + 1);
     } else {
       return ostio__fail(OSTIO_EFORMAT, "layout record line %d: unknown key \"%s\"", lineno, k);

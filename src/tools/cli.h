@@ -9,6 +9,9 @@
 #include "layout/layout.h"
 
 enum { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
+/* getopt values of long-only options: outside char range, so that
+ * cli_bad_option can tell them from short letters. */
+enum { OPT_JSON = 256, OPT_MAX_PIECES };
 
 typedef struct cli_command {
   const char *name;
@@ -24,6 +27,8 @@ int cmd_hints(int argc, char **argv);
 /* "ostio CMD: " + message on stderr; returns CLI_USAGE or CLI_ERROR. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cli_runtime_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reports the option getopt refused (unknown, or missing its value). */
+int cli_bad_option(const char *cmd, char **argv);
 /* Reports a library failure: "ostio CMD: detail (OSTIO_EXXX)". */
 int cli_lib_error(const char *cmd, int rc);
 

@@ -1,6 +1,8 @@
 #include "tools/cli.h"
 
 #include <inttypes.h>
+#include <ctype.h>
+#include <getopt.h>
 #include <stdarg.h>
 
 static int report(const char *cmd, int status, const char *fmt, va_list ap)
@@ -35,6 +37,14 @@ int cli_lib_error(const char *cmd, int rc)
   const char *detail = ostio_last_error();
   return cli_runtime_error(cmd, "%s (%s)", detail[0] ? detail : ostio_strerror(rc),
                            ostio_errname(rc));
+}
+
+int cli_bad_option(const char *cmd, char **argv)
+{
+  /* Inside a group such as -xc, argv[optind - 1] is not the culprit. */
+  if (optopt > 0 && optopt < 128 && isprint(optopt))
+    return cli_usage_error(cmd, "unknown option or missing value '-%c'", optopt);
+  return cli_usage_error(cmd, "unknown option or missing value '%s'", argv[optind - 1]);
 }
 
 void json_string(FILE *f, const char *s)

@@ -60,14 +60,14 @@ static void print_text(const char *path, const ostio_layout *l, int is_dir)
 int cmd_getstripe(int argc, char **argv)
 {
   static const struct option opts[] = {
-    {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+    {"json", no_argument, NULL, OPT_JSON}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   int json = 0, c, status = CLI_OK, first = 1;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-    if (c == 'j') json = 1;
+    if (c == OPT_JSON) json = 1;
     else if (c == 'h') { fputs(help, stdout); return CLI_OK; }
-    else return cli_usage_error("getstripe", "unknown option '%s'", argv[optind - 1]);
+    else return cli_bad_option("getstripe", argv);
   }
   if (optind >= argc) return cli_usage_error("getstripe", "no PATH given");
   if (json) printf("[");

@@ -24,14 +24,14 @@ static const char *help =
 int cmd_hints(int argc, char **argv)
 {
   static const struct option opts[] = {
-    {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+    {"json", no_argument, NULL, OPT_JSON}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   int json = 0, c;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-    if (c == 'j') json = 1;
+    if (c == OPT_JSON) json = 1;
     else if (c == 'h') { fputs(help, stdout); return CLI_OK; }
-    else return cli_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+    else return cli_bad_option(CMD, argv);
   }
   if (argc - optind > 1) return cli_usage_error(CMD, "give at most one PATH");
   const char *path = optind < argc ? argv[optind] : "file";

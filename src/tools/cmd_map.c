@@ -82,19 +82,19 @@ static int parse_extent(const char *what, const char *arg, int64_t *v)
 int cmd_map(int argc, char **argv)
 {
   static const struct option opts[] = {
-    {"json", no_argument, NULL, 'j'}, {"max-pieces", required_argument, NULL, 'm'},
+    {"json", no_argument, NULL, OPT_JSON}, {"max-pieces", required_argument, NULL, OPT_MAX_PIECES},
     {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   int json = 0, c, status = CLI_OK;
   int64_t maxp = 64, off, len;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-    if (c == 'j') json = 1;
+    if (c == OPT_JSON) json = 1;
     else if (c == 'h') { fputs(help, stdout); return CLI_OK; }
-    else if (c == 'm') {
+    else if (c == OPT_MAX_PIECES) {
       if (ostio__parse_int(optarg, &maxp) < 0 || maxp < 0)
         return cli_usage_error(CMD, "--max-pieces '%s': expected a number >= 0", optarg);
-    } else return cli_usage_error(CMD, "unknown option or missing value '%s'", argv[optind - 1]);
+    } else return cli_bad_option(CMD, argv);
   }
   if (argc - optind != 3) return cli_usage_error(CMD, "expected PATH OFFSET LENGTH");
   const char *path = argv[optind];

@@ -136,7 +136,7 @@ int cmd_setstripe(int argc, char **argv)
     {"ost", required_argument, NULL, 'o'},
     {"pool", required_argument, NULL, 'p'},
     {"component-end", required_argument, NULL, 'E'},
-    {"json", no_argument, NULL, 'j'},
+    {"json", no_argument, NULL, OPT_JSON},
     {"help", no_argument, NULL, 'h'},
     {0, 0, 0, 0}};
   spec specs[OSTIO_MAX_COMPONENTS];
@@ -152,7 +152,7 @@ int cmd_setstripe(int argc, char **argv)
     int64_t v;
     switch (c) {
     case 'h': fputs(help, stdout); return CLI_OK;
-    case 'j': json = 1; break;
+    case OPT_JSON: json = 1; break;
     case 'c': case 'C':
       if (parse_count(optarg, c == 'c' ? "stripe count" : "overstripe count", &s->count))
         return CLI_USAGE;
@@ -179,9 +179,9 @@ int cmd_setstripe(int argc, char **argv)
       s->osts = ostbuf[n];
       break;
     case 'p':
-      if (strlen(optarg) < 1 || strlen(optarg) > OSTIO__POOL_MAX)
-        return cli_usage_error(CMD, "pool name '%s': expected 1..%d characters", optarg,
-                               OSTIO__POOL_MAX);
+      if (!ostio__valid_pool_name(optarg))
+        return cli_usage_error(CMD, "pool name '%s': expected 1..%d of letters, digits, "
+                               "'_', '-' and '.'", optarg, OSTIO__POOL_MAX);
       memcpy(s->pool, optarg, strlen(optarg) + 1);
       break;
     case 'E': {
@@ -201,7 +201,7 @@ int cmd_setstripe(int argc, char **argv)
       break;
     }
     default:
-      return cli_usage_error(CMD, "unknown option or missing value '%s'", argv[optind - 1]);
+      return cli_bad_option(CMD, argv);
     }
   }
   n++;
