@@ -1,0 +1,91 @@
+/* File-domain ownership rules; see domain.h. */
+#include "plan/domain.h"
+
+#include "core/error.h"
+
+static int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
+int ostio__domains_init(ostio__domains *d, int kind, const ostio_layout *l, int64_t lo,
+                        int64_t hi, int naggr, int co_ratio)
+{
+  if (!d || !l) return ostio__fail(OSTIO_EINVAL, "domains: NULL argument");
+  if (naggr < 1 || co_ratio < 1)
+    return ostio__fail(OSTIO_EINVAL, "domains: %d aggregators, co_ratio %d: both must be >= 1",
+                       naggr, co_ratio);
+  if (lo < 0 || hi < lo)
+    return ostio__fail(OSTIO_EINVAL, "domains: range [%lld, %lld) is not a valid extent",
+                       (long long)lo, (long long)hi);
+  if (kind < OSTIO__DOM_EVEN || kind > OSTIO__DOM_OST)
+    return ostio__fail(OSTIO_EINVAL, "domains: unknown kind %d", kind);
+  *d = (ostio__domains){.kind = kind, .naggr = naggr, .co_ratio = co_ratio, .lo = lo,
+                        .hi = hi, .l = l};
+  int64_t span = hi - lo;
+  if (kind == OSTIO__DOM_EVEN) {
+    d->size = span ? ceil_div(span, naggr) : 1;
+  } else if (kind == OSTIO__DOM_ALIGNED) {
+    /* Whole stripes of the component holding lo; domains start at the stripe
+     * boundary at or below lo, so every boundary is a stripe boundary. */
+    int ci = ostio__layout_component_at(l, lo);
+    if (ci < 0) return ci;
+    int64_t s = l->comp[ci].stripe_size;
+    int64_t base = lo - lo % s;
+    int64_t stripes = span ? ceil_div(hi - base, s) : 1;
+    d->lo = base;
+    d->size = ceil_div(stripes, naggr) * s;
+  }
+  return 0;
+}
+
+static int contiguous_owner(const ostio__domains *d, int64_t off, int64_t *run_end)
+{
+  int64_t k = off < d->lo ? 0 : (off - d->lo) / d->size;
+  if (k >= d->naggr) k = d->naggr - 1;
+  if (run_end) {
+    int64_t end = k == d->naggr - 1 ? INT64_MAX : d->lo + (k + 1) * d->size;
+    if (off < d->lo && k == 0) end = d->lo + d->size;
+    *run_end = end;
+  }
+  return (int)k;
+}
+
+int ostio__domain_owner(const ostio__domains *d, int64_t off, int64_t *run_end)
+{
+  if (d->kind != OSTIO__DOM_OST) return contiguous_owner(d, off, run_end);
+  ostio_piece p;
+  int rc = ostio__layout_locate(d->l, off, &p);
+  if (rc < 0) return rc;
+  const ostio__comp *c = &d->l->comp[p.component];
+  int64_t K = c->stripe_count;
+  int a;
+  if (d->naggr <= K) {
+    a = (int)(p.object % d->naggr);
+  } else {
+    int64_t r = d->naggr / K;
+    if (r > d->co_ratio) r = d->co_ratio;
+    int64_t j = p.stripe / K;
+    a = (int)(p.object + K * (j % r));
+  }
+  if (run_end) {
+    int64_t stripe_end = off - off % c->stripe_size;
+    stripe_end = stripe_end > INT64_MAX - c->stripe_size ? INT64_MAX
+                                                         : stripe_end + c->stripe_size;
+    *run_end = stripe_end < c->end ? stripe_end : c->end;
+  }
+  return a;
+}
+
+int ostio__domains_active(const ostio__domains *d)
+{
+  if (d->kind != OSTIO__DOM_OST) {
+    int64_t span = d->hi - d->lo;
+    int64_t n = span ? ceil_div(span, d->size) : 1;
+    return (int)(n < d->naggr ? n : d->naggr);
+  }
+  int best = 1;
+  for (int i = 0; i < d->l->ncomp; i++) {
+    int64_t K = d->l->comp[i].stripe_count;
+    int64_t n = d->naggr <= K ? d->naggr : K * (d->naggr / K < d->co_ratio ? d->naggr / K : d->co_ratio);
+    if (n > best) best = (int)n;
+  }
+  return best;
+}
