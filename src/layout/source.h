@@ -32,6 +32,10 @@ extern const ostio__layout_source ostio__source_emulated;
 extern const ostio__layout_source ostio__source_hints;
 extern const ostio__layout_source ostio__source_default;
 
+/* 1 when h holds a striping hint (factor or unit), i.e. when the hints
+ * source speaks. */
+int ostio__hints_give_striping(const ostio__hints *h);
+
 /* Defaults when nothing else speaks: Lustre's own (1 MiB x 1). */
 #define OSTIO__DEFAULT_STRIPE_SIZE  (1 << 20)
 #define OSTIO__DEFAULT_STRIPE_COUNT 1

@@ -7,12 +7,17 @@
 #include "core/error.h"
 #include "layout/source.h"
 
+int ostio__hints_give_striping(const ostio__hints *h)
+{
+  return h && (h->striping_factor > 0 || h->striping_unit > 0);
+}
+
 static int query(const char *path, const ostio__hints *h, ostio_layout **out)
 {
   (void)path;
-  int have_factor = h && h->striping_factor > 0;
-  int have_unit = h && h->striping_unit > 0;
-  if (!have_factor && !have_unit) return OSTIO_ENOLAYOUT;
+  if (!ostio__hints_give_striping(h)) return OSTIO_ENOLAYOUT;
+  int have_factor = h->striping_factor > 0;
+  int have_unit = h->striping_unit > 0;
   int rc = ostio__layout_simple(have_unit ? h->striping_unit : OSTIO__DEFAULT_STRIPE_SIZE,
                                 have_factor ? (int32_t)h->striping_factor
                                             : OSTIO__DEFAULT_STRIPE_COUNT,

@@ -112,7 +112,7 @@ int cmd_map(int argc, char **argv)
   /* A path that does not exist yet is mapped with the striping it would be
    * created with, when OSTIO_HINTS gives one. */
   if (rc == 0 && stat(path, &st) < 0 && errno == ENOENT &&
-      (h.striping_factor > 0 || h.striping_unit > 0))
+      ostio__hints_give_striping(&h))
     h.ostio_layout_source = OSTIO__SRC_HINTS;
   if (rc == 0) rc = ostio__layout_resolve(path, &h, &l);
   if (rc == 0) rc = summarise(l, off, len, &objs, &nobj);
