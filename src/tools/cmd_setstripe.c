@@ -104,13 +104,12 @@ static int apply(const char *path, ostio_layout *want, int json)
 {
   struct stat st;
   int is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-  int rc = is_dir ? ostio__layout_set_dir_default(path, want)
-                  : ostio__layout_create(path, NULL, want, 0666, NULL);
-  if (rc < 0) return cli_lib_error(CMD, rc);
   ostio_layout *got = NULL;
-  ostio__hints h;
-  ostio__hints_init(&h);
-  if ((rc = ostio__layout_resolve(path, &h, &got)) < 0) return cli_lib_error(CMD, rc);
+  /* create() reads the layout back itself; a directory is read back here. */
+  int rc = is_dir ? ostio__layout_set_dir_default(path, want)
+                  : ostio__layout_create(path, NULL, want, 0666, &got);
+  if (rc == 0 && is_dir) rc = ostio__layout_resolve(path, NULL, &got);
+  if (rc < 0) return cli_lib_error(CMD, rc);
   if (json) {
     printf("{\"path\": ");
     json_string(stdout, path);
