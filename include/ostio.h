@@ -52,14 +52,15 @@ OSTIO_API void ostio_version(int *major, int *minor, int *patch);
   X(EMPI,      -14, "MPI call failed")                                       \
   X(ENOLAYOUT, -15, "no layout available from this source")                  \
   X(EISDIR,    -16, "is a directory")                                        \
-  X(ENOTDIR,   -17, "not a directory")
+  X(ENOTDIR,   -17, "not a directory")                                     \
+  X(EOVERLAP,  -18, "overlapping extents in one collective call")
 
 typedef enum {
   OSTIO_OK = 0,
 #define OSTIO_ERRNO_ENUM_(name, value, msg) OSTIO_##name = (value),
   OSTIO_ERRNO_MAP(OSTIO_ERRNO_ENUM_)
 #undef OSTIO_ERRNO_ENUM_
-  OSTIO_ERRNO_MIN_ = -18
+  OSTIO_ERRNO_MIN_ = -19
 } ostio_errno;
 
 /* Message for an error code ("unknown error" for values not in the map). */
@@ -134,6 +135,57 @@ OSTIO_API int ostio_layout_map(const ostio_layout *layout, int64_t offset,
  * MPI_Info_free). Bad values give OSTIO_EHINT (see ostio_last_error). */
 OSTIO_API int ostio_hints_effective(const char *path, MPI_Info info,
                                     MPI_Info *effective);
+
+/* ---- Files and collective I/O -----------------------------------------
+ * A file opened by every rank of a communicator. Collective calls (marked)
+ * must be called by every rank in the same order; they return the same code
+ * on every rank. Hints (MPI_Info, then OSTIO_HINTS) choose the strategy
+ * (ostio_strategy = auto | even | aligned | ost | independent), the number
+ * of aggregators (cb_nodes, cb_config_list, romio_lustre_co_ratio) and the
+ * memory per aggregator (cb_buffer_size). See docs/collective.md.
+ */
+typedef struct ostio_file ostio_file;
+typedef struct {
+  int64_t offset;          /* byte offset in the file, >= 0                 */
+  int64_t length;          /* bytes, >= 0 (zero-length entries are allowed) */
+} ostio_extent;
+
+/* Collective. amode: MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR, with
+ * MPI_MODE_CREATE, MPI_MODE_EXCL, MPI_MODE_DELETE_ON_CLOSE optional. A new
+ * file gets its layout from the striping hints (striping_factor,
+ * striping_unit, start_iodevice), else its directory's default. */
+OSTIO_API int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
+                         ostio_file **fh);
+/* Collective: finishes outstanding work, prints/writes statistics when
+ * OSTIO_STATS is set, closes, sets *fh = NULL (also on error). */
+OSTIO_API int ostio_close(ostio_file **fh);
+/* Collective. Each rank passes its own list of extents in any order; buf
+ * holds their bytes back to back in list order. Extents of one call must not
+ * overlap, on one rank or across ranks (OSTIO_EOVERLAP). Bytes no rank names
+ * are never written. Reading past the end of file gives zeros. */
+OSTIO_API int ostio_write_all(ostio_file *fh, const ostio_extent *ext, size_t n,
+                              const void *buf);
+OSTIO_API int ostio_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf);
+/* Independent: one contiguous range. */
+OSTIO_API int ostio_write_at(ostio_file *fh, int64_t offset, const void *buf, size_t len);
+OSTIO_API int ostio_read_at(ostio_file *fh, int64_t offset, void *buf, size_t len);
+/* Collective: every rank's writes reach stable storage. */
+OSTIO_API int ostio_sync(ostio_file *fh);
+/* Independent: current size of the file. */
+OSTIO_API int ostio_get_size(ostio_file *fh, int64_t *size);
+/* Collective: truncates or extends the file to size bytes. */
+OSTIO_API int ostio_set_size(ostio_file *fh, int64_t size);
+/* The file's layout (owned by the handle; valid until ostio_close). */
+OSTIO_API const ostio_layout *ostio_file_layout(const ostio_file *fh);
+/* Name of the strategy the last collective call used ("even", "aligned",
+ * "ost", "independent"), or "none" before the first one. */
+OSTIO_API const char *ostio_file_strategy(const ostio_file *fh);
+
+/* ---- Statistics ----------------------------------------------------------
+ * Per-file counters and timers of the calling rank (names as in the
+ * OSTIO_STATS report, e.g. "sys_writes", "objects_max", "time_io").
+ * OSTIO_EINVAL for an unknown name (the detail lists the known ones). */
+OSTIO_API int ostio_stat_get(const ostio_file *fh, const char *name, double *value);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,7 @@
 #define LSAN_RESUME() ((void)0)
 #endif
 
-#define NKEYS 19
+#define NKEYS 21
 
 static int has(const char *s) { return strstr(ostio_last_error(), s) != NULL; }
 
@@ -126,6 +126,7 @@ static const struct { const char *key, *dflt; } defaults[NKEYS] = {
   {"start_iodevice", "-1"}, {"direct_read", "false"}, {"direct_write", "false"},
   {"romio_lustre_co_ratio", "1"}, {"romio_lustre_coll_threshold", "0"},
   {"romio_lustre_ds_in_coll", "enable"}, {"ostio_layout_source", "auto"},
+  {"ostio_strategy", "auto"}, {"ostio_pipeline", "true"},
 };
 
 static void test_defaults(void)
@@ -161,7 +162,7 @@ static void test_defaults(void)
 
 static const struct { const char *key, *value, *canon; } goods[] = {
   {"cb_buffer_size", "1", "1"}, {"cb_buffer_size", "4k", "4096"},
-  {"cb_buffer_size", "16M", "16777216"}, {"cb_buffer_size", "1t", "1099511627776"},
+  {"cb_buffer_size", "16M", "16777216"}, {"ind_rd_buffer_size", "1t", "1099511627776"},
   {"cb_buffer_size", "2G", "2147483648"},
   {"cb_nodes", "1", "1"}, {"cb_nodes", "+8", "8"}, {"cb_nodes", "2147483647", "2147483647"},
   {"cb_config_list", "*:1", "*:1"}, {"cb_config_list", "*:*", "*:*"},
@@ -245,7 +246,7 @@ static void test_good_values(void)
 static void test_random_round_trip(void)
 {
   static const struct { const char *key; int64_t lo, hi; } nums[] = {
-    {"cb_buffer_size", 1, INT64_MAX}, {"cb_nodes", 1, INT_MAX},
+    {"cb_buffer_size", 1, INT64_C(1) << 31}, {"cb_nodes", 1, INT_MAX},
     {"ind_rd_buffer_size", 1, INT64_MAX}, {"ind_wr_buffer_size", 1, INT64_MAX},
     {"striping_factor", 1, 2000}, {"striping_unit", 1, INT64_C(4294967295)},
     {"start_iodevice", 0, 65535}, {"romio_lustre_co_ratio", 1, INT_MAX},
@@ -272,9 +273,10 @@ static void test_random_round_trip(void)
 }
 
 static const struct { const char *key, *value, *also; } bads[] = {
-  {"cb_buffer_size", "12x", "expected a byte count"}, {"cb_buffer_size", "", "at least 1"},
+  {"cb_buffer_size", "12x", "expected a byte count"}, {"cb_buffer_size", "", "from 1 to 2147483648"},
   {"cb_buffer_size", "-1", "expected a byte count"}, {"cb_buffer_size", "0", "too small"},
-  {"cb_buffer_size", "99999999999g", "too large; the maximum is 9223372036854775807"},
+  {"cb_buffer_size", "99999999999g", "too large; the maximum is 2147483648"},
+  {"ind_rd_buffer_size", "99999999999g", "too large; the maximum is 9223372036854775807"},
   {"cb_buffer_size", "9223372036854775808", "too large"},
   {"cb_buffer_size", "1.5m", "suffixes k, m, g, t"}, {"cb_buffer_size", " 16m", "byte count"},
   {"cb_buffer_size", "16 m", "byte count"}, {"cb_buffer_size", "16mb", "byte count"},
@@ -334,7 +336,7 @@ static void test_bad_values(void)
   CHECK(ostio__hints_set(&h, "cb_buffer_size", "12x") == OSTIO_EHINT);
   CHECK(strcmp(ostio_last_error(),
                "hint cb_buffer_size=\"12x\": expected a byte count such as 16777216, 16m or "
-               "4k (suffixes k, m, g, t; at least 1)") == 0);
+               "4k (suffixes k, m, g, t; from 1 to 2147483648)") == 0);
   /* Too long for cb_config_list (255 characters at most). */
   char longv[300];
   memset(longv, 'a', sizeof longv - 1);
@@ -389,6 +391,22 @@ static void test_unknown_and_given(void)
   CHECK(h.direct_read == 1 && h.direct_write == 0);
   CHECK(ostio__hints_set(&h, "direct_io", "disable") == 0);
   CHECK(h.direct_read == 0 && h.direct_write == 0);
+
+  /* ostio_co_ratio is our name for romio_lustre_co_ratio. */
+  fresh(&h);
+  CHECK(ostio__hints_set(&h, "ostio_co_ratio", "3") == 0);
+  CHECK(h.romio_lustre_co_ratio == 3 && ostio__hints_given(&h, "ostio_co_ratio"));
+  CHECK(ostio__hints_set(&h, "ostio_co_ratio", "0") == OSTIO_EHINT);
+  CHECK(h.romio_lustre_co_ratio == 3);
+
+  /* ostio_strategy takes the five names, any case. */
+  static const char *const strat[] = {"auto", "even", "aligned", "ost", "independent"};
+  for (int i = 0; i < 5; i++) {
+    CHECK(ostio__hints_set(&h, "ostio_strategy", strat[i]) == 0 && h.ostio_strategy == i);
+  }
+  CHECK(ostio__hints_set(&h, "ostio_strategy", "OST") == 0 && h.ostio_strategy == OSTIO__STRAT_OST);
+  CHECK(ostio__hints_set(&h, "ostio_strategy", "ylib") == OSTIO_EHINT);
+  CHECK(strstr(ostio_last_error(), "independent") != NULL);
 }
 
 static void test_format(void)

@@ -37,6 +37,11 @@ static const char *const layout_src_words[] = {
   [OSTIO__SRC_AUTO] = "auto", [OSTIO__SRC_LUSTRE] = "lustre",
   [OSTIO__SRC_EMULATED] = "emulated", [OSTIO__SRC_HINTS] = "hints", NULL};
 
+static const char *const strategy_words[] = {
+  [OSTIO__STRAT_AUTO] = "auto", [OSTIO__STRAT_EVEN] = "even",
+  [OSTIO__STRAT_ALIGNED] = "aligned", [OSTIO__STRAT_OST] = "ost",
+  [OSTIO__STRAT_INDEPENDENT] = "independent", NULL};
+
 static int check_config_list(const char *key, const char *value);
 
 #define STRIPE_UNIT_MAX INT64_C(4294967295) /* Lustre keeps it in a u32 */
@@ -50,7 +55,7 @@ static int check_config_list(const char *key, const char *value);
  *   STR_(key, default, validator)
  * A default outside [min, max] means "not given" / "automatic". */
 #define HINT_LIST(SIZE_, INT_, TRI_, BOOL_, ENUM_, STR_)                         \
-  SIZE_(cb_buffer_size,              16777216, 1, INT64_MAX)                     \
+  SIZE_(cb_buffer_size,              16777216, 1, INT64_C(1) << 31)                     \
   INT_(cb_nodes,                     0,  1, INT_MAX, 0, NULL)                    \
   STR_(cb_config_list,               "*:1", check_config_list)                   \
   TRI_(romio_cb_read,                OSTIO__TRI_AUTO)                            \
@@ -69,7 +74,9 @@ static int check_config_list(const char *key, const char *value);
   INT_(romio_lustre_co_ratio,        1,  1, INT_MAX, 0, NULL)                    \
   SIZE_(romio_lustre_coll_threshold, 0, 0, INT64_MAX)                            \
   TRI_(romio_lustre_ds_in_coll,      OSTIO__TRI_ENABLE)                          \
-  ENUM_(ostio_layout_source,         OSTIO__SRC_AUTO, layout_src_words)
+  ENUM_(ostio_layout_source,         OSTIO__SRC_AUTO, layout_src_words)          \
+  ENUM_(ostio_strategy,              OSTIO__STRAT_AUTO, strategy_words)          \
+  BOOL_(ostio_pipeline,              1)
 
 #define OFF_(f) .key = #f, .off = offsetof(ostio__hints, f)
 #define D_SIZE_(f, d, lo, hi) {OFF_(f), .type = H_SIZE, .dflt = (d), .min = (lo), .max = (hi)},
@@ -112,6 +119,7 @@ typedef struct hint_alias {
 } hint_alias;
 static const hint_alias aliases[] = {
   {"direct_io", {"direct_read", "direct_write"}},
+  {"ostio_co_ratio", {"romio_lustre_co_ratio", NULL}},
 };
 #define NALIASES ((int)(sizeof aliases / sizeof aliases[0]))
 
@@ -372,7 +380,7 @@ static int set_alias(ostio__hints *h, const hint_alias *a, const char *value)
   const hint_desc *first = &table[ostio__hints_index(a->targets[0])];
   int rc = parse_value(first, a->key, value, &v);
   if (rc != 0) return rc;
-  for (size_t t = 0; t < sizeof a->targets / sizeof a->targets[0]; t++) {
+  for (size_t t = 0; t < sizeof a->targets / sizeof a->targets[0] && a->targets[t]; t++) {
     int i = ostio__hints_index(a->targets[t]);
     store_num(h, &table[i], v);
     h->given |= UINT64_C(1) << i;
@@ -432,7 +440,8 @@ int ostio__hints_given(const ostio__hints *h, const char *key)
   for (int a = 0; a < NALIASES; a++) {
     if (strcmp(key, aliases[a].key) != 0) continue;
     int all = 1;
-    for (size_t t = 0; t < sizeof aliases[a].targets / sizeof aliases[a].targets[0]; t++)
+    for (size_t t = 0;
+         t < sizeof aliases[a].targets / sizeof aliases[a].targets[0] && aliases[a].targets[t]; t++)
       all = all && ostio__hints_given(h, aliases[a].targets[t]);
     return all;
   }

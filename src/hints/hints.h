@@ -16,6 +16,11 @@ typedef enum {
   OSTIO__SRC_HINTS       /* ignore the file system: hints and defaults     */
 } ostio__layout_src;
 
+typedef enum {
+  OSTIO__STRAT_AUTO = 0, OSTIO__STRAT_EVEN, OSTIO__STRAT_ALIGNED, OSTIO__STRAT_OST,
+  OSTIO__STRAT_INDEPENDENT
+} ostio__strategy_hint;
+
 typedef struct ostio__hints {
   int64_t cb_buffer_size;          /* default 16 MiB                          */
   int64_t cb_nodes;                /* 0 = automatic                           */
@@ -33,6 +38,8 @@ typedef struct ostio__hints {
   int64_t romio_lustre_coll_threshold;       /* default 0                     */
   int     romio_lustre_ds_in_coll; /* ostio__tri, default enable              */
   int     ostio_layout_source;     /* ostio__layout_src, default auto         */
+  int     ostio_strategy;          /* ostio__strategy_hint, default auto      */
+  int     ostio_pipeline;          /* bool, default 1: overlap exchange and I/O */
   uint64_t given;                  /* bit i: hint i was set explicitly        */
 } ostio__hints;
 

@@ -1,0 +1,78 @@
+/* System I/O of one open file: full-length pread/pwrite loops (EINTR and
+ * short transfers retried), batches of non-contiguous requests, statistics
+ * and fault injection (OSTIO_FAULT). The collective engine and the
+ * independent calls do all their file I/O through here. See docs/io.md. */
+#ifndef OSTIO_IO_IO_H
+#define OSTIO_IO_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "layout/layout.h"
+#include "stats/stats.h"
+
+/* ---- fault injection (fault.c) -----------------------------------------
+ * OSTIO_FAULT=OP:RANK:NTH:WHAT
+ *   OP    write | read
+ *   RANK  the rank (in the file's communicator) that fails, or * for all
+ *   NTH   1-based index of the system call of OP on that rank, counted from
+ *         ostio_open, that fails; only that one call fails
+ *   WHAT  an errno name (EIO, ENOSPC, EDQUOT, EFBIG, EROFS, EACCES, EPERM,
+ *         ENOMEM): the call fails with it;
+ *         short: the call moves half of its bytes (the loop retries the
+ *         rest, so data stays right);
+ *         stuck: the call moves 0 bytes (reported as OSTIO_EIO, "no progress").
+ */
+typedef enum { OSTIO__FAULT_ERRNO = 0, OSTIO__FAULT_SHORT, OSTIO__FAULT_STUCK } ostio__fault_mode;
+
+typedef struct ostio__fault {
+  int active;           /* 0: no fault configured                          */
+  int is_write;         /* 1: OP write, 0: read                            */
+  int rank;             /* -1 for *                                        */
+  int64_t nth;          /* >= 1                                            */
+  int mode;             /* ostio__fault_mode                               */
+  int err;              /* errno value for OSTIO__FAULT_ERRNO              */
+} ostio__fault;
+
+/* Parses spec (NULL or "" gives an inactive fault, returns 0). Bad spec:
+ * OSTIO_EINVAL with a detail naming the bad field and the syntax. */
+int ostio__fault_parse(const char *spec, ostio__fault *f);
+
+/* ---- one open file ------------------------------------------------------ */
+typedef struct ostio__io {
+  int fd;
+  int rank;                   /* in the file's communicator (for faults)   */
+  const ostio_layout *layout; /* for stripe-sized / stripe-aligned counts  */
+  ostio__stats *stats;        /* counters: sys_*, bytes_*, stripe_*, faults_injected; timer time_io */
+  ostio__fault fault;
+  int64_t nwrites, nreads;    /* system calls so far (for fault NTH)       */
+} ostio__io;
+
+/* Sets up io for fd; reads OSTIO_FAULT from the environment (a bad value is
+ * OSTIO_EINVAL with a detail). stats and layout are borrowed. */
+int ostio__io_init(ostio__io *io, int fd, int rank, const ostio_layout *layout,
+                   ostio__stats *stats);
+
+/* Writes all len bytes at off; retries EINTR and short writes; a call that
+ * makes no progress is OSTIO_EIO. Errors name the offset and the errno. */
+int ostio__io_pwrite(ostio__io *io, const void *buf, size_t len, int64_t off);
+/* Reads len bytes at off; bytes past end of file are zero-filled. */
+int ostio__io_pread(ostio__io *io, void *buf, size_t len, int64_t off);
+
+/* A batch of requests at distinct, non-overlapping file ranges, in any order.
+ * write_batch issues them all (io_uring when built with liburing and the
+ * kernel allows it and the batch is large enough to pay, else one pwrite
+ * each, merging requests whose file ranges and buffers are both adjacent);
+ * the first failure is returned after the rest were attempted or skipped. */
+typedef struct ostio__io_req {
+  int64_t off;
+  int64_t len;
+  char *buf;
+} ostio__io_req;
+int ostio__io_write_batch(ostio__io *io, const ostio__io_req *r, size_t n);
+int ostio__io_read_batch(ostio__io *io, const ostio__io_req *r, size_t n);
+
+/* Frees batch resources (io_uring ring). Safe to call twice. */
+void ostio__io_fini(ostio__io *io);
+
+#endif

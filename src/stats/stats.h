@@ -1,0 +1,120 @@
+/* Per-file statistics, modelled on MPICH_MPIIO_STATS: counters and timers
+ * declared once here; the report, JSON and ostio_stat_get are driven by the
+ * lists. Each rank keeps its own ostio__stats; the report reduces them over
+ * the file's communicator at close. See docs/stats.md. */
+#ifndef OSTIO_STATS_STATS_H
+#define OSTIO_STATS_STATS_H
+
+#include <stdint.h>
+#include <mpi.h>
+
+/* X(name, reduce, description). reduce: SUM (the report shows the total
+ * over ranks and the largest rank) or MAX (the report shows the largest). */
+#define OSTIO_STATS_COUNTERS(X)                                                     \
+  X(coll_writes,           SUM, "collective write calls")                          \
+  X(coll_reads,            SUM, "collective read calls")                           \
+  X(indep_writes,          SUM, "independent write calls")                         \
+  X(indep_reads,           SUM, "independent read calls")                          \
+  X(sys_writes,            SUM, "system write calls")                              \
+  X(sys_reads,             SUM, "system read calls")                               \
+  X(bytes_written,         SUM, "bytes written to the file system")                \
+  X(bytes_read,            SUM, "bytes read from the file system")                 \
+  X(stripe_sized_writes,   SUM, "system writes of exactly one whole stripe")       \
+  X(stripe_aligned_writes, SUM, "system writes starting on a stripe boundary")     \
+  X(aggr_calls,            SUM, "collective calls this rank aggregated (>0 bytes)")\
+  X(aggr_max,              MAX, "most aggregators active in one collective call")  \
+  X(rmw,                   SUM, "read-modify-write operations (romio_ds_write)")   \
+  X(gaps,                  SUM, "holes skipped between pieces of a round")         \
+  X(rounds,                MAX, "most exchange rounds in one collective call")     \
+  X(rounds_total,          SUM, "exchange rounds over all collective calls")       \
+  X(objects_touched,       SUM, "objects touched, summed over aggregated calls")   \
+  X(objects_max,           MAX, "most objects one aggregator touched in one call") \
+  X(osts_touched,          SUM, "OSTs touched, summed over aggregated calls")      \
+  X(osts_max,              MAX, "most OSTs one aggregator touched in one call")    \
+  X(strategy_even,         SUM, "collective calls that used even")                 \
+  X(strategy_aligned,      SUM, "collective calls that used aligned")              \
+  X(strategy_ost,          SUM, "collective calls that used ost")                  \
+  X(strategy_independent,  SUM, "collective calls that used independent")          \
+  X(strategy_auto,         SUM, "collective calls where auto chose the strategy")  \
+  X(faults_injected,       SUM, "faults injected by OSTIO_FAULT")
+
+/* X(name, description): seconds, summed over calls; the report shows the
+ * largest rank and the mean. */
+#define OSTIO_STATS_TIMERS(X)                                                       \
+  X(time_plan,     "planning: validation, domains, metadata exchange")             \
+  X(time_exchange, "posting and completing the data exchange")                     \
+  X(time_io,       "system reads and writes")                                      \
+  X(time_wait,     "waiting for the exchange after the I/O of a round")            \
+  X(time_total,    "inside collective calls, end to end")
+
+typedef enum {
+#define OSTIO__STAT_ENUM_(n, r, d) OSTIO__STAT_##n,
+  OSTIO_STATS_COUNTERS(OSTIO__STAT_ENUM_)
+#undef OSTIO__STAT_ENUM_
+  OSTIO__NSTAT
+} ostio__stat_id;
+
+typedef enum {
+#define OSTIO__TIMER_ENUM_(n, d) OSTIO__T_##n,
+  OSTIO_STATS_TIMERS(OSTIO__TIMER_ENUM_)
+#undef OSTIO__TIMER_ENUM_
+  OSTIO__NTIMER
+} ostio__timer_id;
+
+typedef struct ostio__stats {
+  int64_t c[OSTIO__NSTAT];
+  double t[OSTIO__NTIMER];
+} ostio__stats;
+
+/* What the report header says about the file. */
+typedef struct ostio__stats_info {
+  const char *path;
+  int nprocs;
+  int stripe_count;            /* of the first component                  */
+  int64_t stripe_size;
+  int ncomponents;
+  const char *layout_source;   /* "lustre", "emulated", ...               */
+  const char *strategy;        /* hint value: "auto", "ost", ...          */
+} ostio__stats_info;
+
+static inline void ostio__stat_add(ostio__stats *s, ostio__stat_id id, int64_t v)
+{
+  s->c[id] += v;
+}
+static inline void ostio__stat_max(ostio__stats *s, ostio__stat_id id, int64_t v)
+{
+  if (v > s->c[id]) s->c[id] = v;
+}
+/* Monotonic seconds. */
+double ostio__now(void);
+
+/* Value of a counter or timer by name; OSTIO_EINVAL (detail lists the known
+ * names) for an unknown one. */
+int ostio__stats_get(const ostio__stats *s, const char *name, double *value);
+
+/* The same over ranks, computed by ostio__stats_reduce. */
+typedef struct ostio__stats_reduced {
+  int nprocs;
+  int64_t sum[OSTIO__NSTAT], max[OSTIO__NSTAT], min[OSTIO__NSTAT];
+  double tsum[OSTIO__NTIMER], tmax[OSTIO__NTIMER];
+} ostio__stats_reduced;
+
+/* Pure: folds one rank's stats in (start from ostio__stats_reduced_init). */
+void ostio__stats_reduced_init(ostio__stats_reduced *r);
+void ostio__stats_fold(ostio__stats_reduced *r, const ostio__stats *s);
+/* Pure: the text report (MPICH_MPIIO_STATS style) and the JSON document
+ * ({"format":"ostio-stats","version":1,...}). *out is malloc'ed. */
+int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_info *info,
+                             char **out);
+int ostio__stats_format_json(const ostio__stats_reduced *r, const ostio__stats_info *info,
+                             char **out);
+
+/* Collective over comm: reduces everyone's stats to rank 0, which acts on
+ * spec (the value of OSTIO_STATS): NULL, "" or "0": nothing; "1": text
+ * report to stderr; "json:PATH": JSON written to PATH by rank 0. Returns the
+ * same code on every rank; a bad spec is OSTIO_EINVAL naming what is
+ * accepted, a PATH that cannot be written is the errno's code. */
+int ostio__stats_report(MPI_Comm comm, const ostio__stats *s, const ostio__stats_info *info,
+                        const char *spec);
+
+#endif
