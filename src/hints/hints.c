@@ -300,36 +300,20 @@ static int config_list_error(const char *key, const char *value, const char *wha
 
 static int check_config_list(const char *key, const char *value)
 {
-  const char *p = value;
-  for (int entry = 1;; entry++) {
-    size_t hl = strcspn(p, ":,");
-    if (hl == 0) return config_list_error(key, value, "empty host name", entry);
-    if (!(hl == 1 && p[0] == '*')) {
-      for (size_t i = 0; i < hl; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (!isalnum(c) && c != '-' && c != '.' && c != '_')
-          return config_list_error(key, value, "bad character in host name", entry);
-      }
-    }
-    p += hl;
-    if (*p == ':') {
-      p++;
-      size_t ml = strcspn(p, ",");
-      int ok = ml > 0;
-      if (ok && !(ml == 1 && p[0] == '*')) {
-        int64_t n = 0;
-        for (size_t i = 0; i < ml && ok; i++) ok = p[i] >= '0' && p[i] <= '9';
-        for (size_t i = 0; i < ml && ok; i++) {
-          n = n * 10 + (p[i] - '0');
-          ok = n <= INT_MAX;
-        }
-      }
-      if (!ok) return config_list_error(key, value, "bad maxprocs (digits or *)", entry);
-      p += ml;
-    }
-    if (*p == '\0') return 0;
-    p++; /* ',' */
+  /* One grammar for the hint and the planner: ostio__aggr_config_check
+   * (plan/aggr.h; declared here, the only thing hints.c uses from plan/).
+   * The planner also takes "" as "no cap per node" (what the engine passes
+   * when the hint is not given); as a hint the list cannot be empty, and
+   * *:* says "no cap". Its detail starts with cb_config_list="...". */
+  int ostio__aggr_config_check(const char *cb_config_list);
+  if (value[0] == '\0') return config_list_error(key, value, "empty host name", 1);
+  int rc = ostio__aggr_config_check(value);
+  if (rc != 0) {
+    char why[512]; /* "cb_config_list=\"...\": what in entry N; expected ..." */
+    snprintf(why, sizeof why, "%s", ostio_last_error());
+    return ostio__fail(rc, "hint %s", why);
   }
+  return 0;
 }
 
 /* ---- public (internal) API ------------------------------------------------ */

@@ -46,10 +46,16 @@ typedef struct ostio__io {
   ostio__stats *stats;        /* counters: sys_*, bytes_*, stripe_*, faults_injected; timer time_io */
   ostio__fault fault;
   int64_t nwrites, nreads;    /* system calls so far (for fault NTH)       */
+  /* Batches through io_uring (uring.c; only when built with liburing). */
+  int uring_use;              /* from OSTIO_IO_URING: 0 off, 1 on          */
+  int uring_state;            /* 0 not tried, 1 ring ready, -1 unavailable */
+  size_t uring_min;           /* fewest requests (after merging) for the ring */
+  void *uring;                /* the ring, NULL until a batch needs it     */
 } ostio__io;
 
-/* Sets up io for fd; reads OSTIO_FAULT from the environment (a bad value is
- * OSTIO_EINVAL with a detail). stats and layout are borrowed. */
+/* Sets up io for fd; reads OSTIO_FAULT and OSTIO_IO_URING from the
+ * environment (a bad value is OSTIO_EINVAL with a detail; io is still set
+ * up, without the fault). stats and layout are borrowed. */
 int ostio__io_init(ostio__io *io, int fd, int rank, const ostio_layout *layout,
                    ostio__stats *stats);
 

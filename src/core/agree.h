@@ -1,0 +1,16 @@
+/* Collective agreement on an outcome: every rank returns the same code and
+ * a detail that says which rank failed and why. */
+#ifndef OSTIO_CORE_AGREE_H
+#define OSTIO_CORE_AGREE_H
+
+#include <mpi.h>
+
+/* Collective over comm: the lowest code of all ranks (0 when all are 0).
+ * Ranks other than the (lowest-numbered) failing one get its detail,
+ * prefixed "rank R: ". An MPI failure is OSTIO_EMPI. */
+int ostio__agree(MPI_Comm comm, int rc);
+/* The same when every rank already knows the worst code and the rank that
+ * holds it (e.g. after an Allgather): only the detail is broadcast. */
+int ostio__agree_known(MPI_Comm comm, int rc, int worst, int worst_rank);
+
+#endif

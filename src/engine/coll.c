@@ -1,0 +1,412 @@
+/* ostio_write_all / ostio_read_all: the collective engine.
+ *   1. Each rank checks and sorts its extents; one Allgather shares every
+ *      rank's outcome, span, bytes and extent count (so errors are agreed
+ *      before anything moves, and `auto` sees the whole call).
+ *   2. The strategy picks the aggregators and byte ownership (domains).
+ *   3. Pieces' offsets and lengths go to their aggregators (Alltoall +
+ *      Alltoallv); each aggregator sorts them, checks overlaps and cuts its
+ *      bytes into rounds of at most cb_buffer_size / buffers; an Allgather
+ *      agrees on the outcome and the round counts; an Alltoallv tells every
+ *      source its bytes per round.
+ *   4. The rounds run (xfer.c); a last agreement makes the outcome
+ *      collective.
+ * See docs/collective.md. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/agree.h"
+#include "core/error.h"
+#include "engine/plan.h"
+#include "engine/strategy.h"
+#include "engine/touch.h"
+#include "engine/xfer.h"
+#include "file/file.h"
+
+enum { S_RC, S_LO, S_HI, S_BYTES, S_NEXT, S_N };
+
+typedef struct span {
+  int64_t lo, hi;
+} span;
+
+static int span_cmp(const void *a, const void *b)
+{
+  const span *x = a, *y = b;
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Fills c from the gathered summaries; returns the worst code and its rank. */
+static int summarize(const int64_t *all, int nprocs, ostio__call *c, int *worst_rank)
+{
+  int worst = 0;
+  span *sp = malloc((size_t)nprocs * sizeof *sp);
+  int ns = 0;
+  c->lo = INT64_MAX;
+  c->hi = 0;
+  for (int i = 0; i < nprocs; i++) {
+    const int64_t *s = all + (size_t)i * S_N;
+    if (s[S_RC] < worst) {
+      worst = (int)s[S_RC];
+      *worst_rank = i;
+    }
+    c->bytes += s[S_BYTES];
+    c->nextents += s[S_NEXT];
+    if (s[S_NEXT] > 0) {
+      if (s[S_LO] < c->lo) c->lo = s[S_LO];
+      if (s[S_HI] > c->hi) c->hi = s[S_HI];
+      if (sp) sp[ns++] = (span){s[S_LO], s[S_HI]};
+    }
+  }
+  if (c->lo > c->hi) c->lo = c->hi = 0;
+  c->interleaved = !sp && ns > 1;
+  if (sp) {
+    qsort(sp, (size_t)ns, sizeof *sp, span_cmp);
+    int64_t reach = ns ? sp[0].hi : 0;
+    for (int i = 1; i < ns && !c->interleaved; i++) {
+      if (sp[i].lo < reach) c->interleaved = 1;
+      if (sp[i].hi > reach) reach = sp[i].hi;
+    }
+  }
+  free(sp);
+  return worst;
+}
+
+static void count_touch(ostio_file *fh, const void *r, size_t n, size_t stride)
+{
+  int64_t obj = 0, osts = 0;
+  if (n == 0 || ostio__touch_count(fh->layout, r, n, stride, &obj, &osts) < 0) return;
+  ostio__stats *s = &fh->stats;
+  ostio__stat_add(s, OSTIO__STAT_aggr_calls, 1);
+  ostio__stat_add(s, OSTIO__STAT_objects_touched, obj);
+  ostio__stat_max(s, OSTIO__STAT_objects_max, obj);
+  ostio__stat_add(s, OSTIO__STAT_osts_touched, osts);
+  ostio__stat_max(s, OSTIO__STAT_osts_max, osts);
+}
+
+/* Each rank's own extents straight to the file system. */
+static int local_io(ostio_file *fh, int is_write, const ostio__ext *e, size_t ne, char *buf)
+{
+  if (ne == 0) return 0;
+  ostio__io_req *r = malloc(ne * sizeof *r);
+  if (!r) return ostio__fail(OSTIO_ENOMEM, "independent: no memory for %zu requests", ne);
+  for (size_t i = 0; i < ne; i++) r[i] = (ostio__io_req){e[i].off, e[i].len, buf + e[i].pos};
+  double t0 = ostio__now();
+  int rc = is_write ? ostio__io_write_batch(&fh->io, r, ne) : ostio__io_read_batch(&fh->io, r, ne);
+  fh->stats.t[OSTIO__T_time_io] += ostio__now() - t0;
+  free(r);
+  count_touch(fh, e, ne, sizeof *e);
+  return rc;
+}
+
+typedef struct meta {
+  int *scount, *sdisp, *rcount, *rdisp;
+  int64_t *sbuf, *rbuf;
+  ostio__xpiece *sp, *ap;
+  size_t nsp, nap, *sp_start;
+  int64_t *sched, *src_sched_buf, **src_sched;
+  int *agg_rounds, *ranks;
+} meta;
+
+static void meta_free(meta *m)
+{
+  free(m->scount); free(m->sdisp); free(m->rcount); free(m->rdisp);
+  free(m->sbuf); free(m->rbuf); free(m->sp); free(m->ap); free(m->sp_start);
+  free(m->sched); free(m->src_sched_buf); free(m->src_sched); free(m->agg_rounds);
+  free(m->ranks);
+}
+
+static int mpi_fail(const char *what) { return ostio__fail(OSTIO_EMPI, "collective: %s failed", what); }
+
+/* Steps 3 and 4 for an exchanging strategy; with check_only, only the
+ * overlap check (the independent strategy on interleaved spans). */
+static int two_phase(ostio_file *fh, int is_write, const ostio__strategy *s,
+                     const ostio__call *c, const ostio__ext *e, size_t ne, char *buf,
+                     int check_only)
+{
+  const int P = fh->nprocs;
+  meta m;
+  memset(&m, 0, sizeof m);
+  int naggr, rc = 0;
+  if (check_only) {
+    naggr = P;
+  } else {
+    naggr = s->want(c);
+    if (ostio__hints_given(&fh->hints, "cb_nodes")) naggr = (int)fh->hints.cb_nodes;
+    if (naggr > fh->neligible) naggr = fh->neligible;
+    if (naggr < 1) naggr = 1;
+  }
+  ostio__domains d;
+  /* Deterministic from agreed inputs: every rank gets the same result. */
+  if ((rc = s->domains(c, naggr, &d)) < 0) return rc;
+
+  m.ranks = malloc((size_t)naggr * sizeof *m.ranks);
+  m.scount = calloc((size_t)P, sizeof(int));
+  m.sdisp = calloc((size_t)P, sizeof(int));
+  m.rcount = calloc((size_t)P, sizeof(int));
+  m.rdisp = calloc((size_t)P, sizeof(int));
+  m.sp_start = calloc((size_t)naggr + 1, sizeof *m.sp_start);
+  m.agg_rounds = calloc((size_t)P, sizeof(int));
+  m.src_sched = calloc((size_t)naggr, sizeof *m.src_sched);
+  if (!m.ranks || !m.scount || !m.sdisp || !m.rcount || !m.rdisp || !m.sp_start ||
+      !m.agg_rounds || !m.src_sched) {
+    /* Nobody can proceed safely without these: agree and stop. */
+    rc = ostio__agree(fh->comm, ostio__fail(OSTIO_ENOMEM, "collective: out of memory"));
+    meta_free(&m);
+    return rc;
+  }
+  int myagg = -1;
+  for (int a = 0; a < naggr; a++) {
+    m.ranks[a] = check_only ? a : fh->eligible[a];
+    if (m.ranks[a] == fh->rank) myagg = a;
+  }
+  double t0 = ostio__now();
+  rc = ostio__plan_split(e, ne, &d, &m.sp, &m.nsp);
+  if (rc == 0) {
+    for (size_t i = 0; i < m.nsp; i++) m.sp_start[m.sp[i].peer + 1]++;
+    for (int a = 0; a < naggr; a++) m.sp_start[a + 1] += m.sp_start[a];
+    for (int a = 0; a < naggr; a++) {
+      size_t k = m.sp_start[a + 1] - m.sp_start[a];
+      if (k > (size_t)INT32_MAX / 2) rc = ostio__fail(OSTIO_ERANGE, "collective: %zu pieces for "
+                                                     "one aggregator; raise cb_nodes", k);
+      m.scount[m.ranks[a]] = (int)(2 * k);
+      m.sdisp[m.ranks[a]] = (int)(2 * m.sp_start[a]);
+    }
+    if (m.nsp > (size_t)INT32_MAX / 2)
+      rc = ostio__fail(OSTIO_ERANGE, "collective: %zu pieces on one rank", m.nsp);
+    if (rc == 0 && m.nsp && !(m.sbuf = malloc(2 * m.nsp * sizeof(int64_t))))
+      rc = ostio__fail(OSTIO_ENOMEM, "collective: no memory for %zu pieces", m.nsp);
+    for (size_t i = 0; rc == 0 && i < m.nsp; i++) {
+      m.sbuf[2 * i] = m.sp[i].off;
+      m.sbuf[2 * i + 1] = m.sp[i].len;
+    }
+  }
+  if (rc < 0) memset(m.scount, 0, (size_t)P * sizeof(int)); /* still take part */
+  if (MPI_Alltoall(m.scount, 1, MPI_INT, m.rcount, 1, MPI_INT, fh->comm) != MPI_SUCCESS)
+    rc = mpi_fail("MPI_Alltoall");
+  int64_t nrecv = 0;
+  for (int i = 0; i < P; i++) {
+    m.rdisp[i] = (int)nrecv;
+    nrecv += m.rcount[i];
+  }
+  if (nrecv > INT32_MAX) {
+    if (rc == 0) rc = ostio__fail(OSTIO_ERANGE, "collective: %lld pieces at one aggregator; "
+                                  "raise cb_nodes", (long long)(nrecv / 2));
+    memset(m.rcount, 0, (size_t)P * sizeof(int));
+    nrecv = 0;
+  }
+  if (nrecv && !(m.rbuf = malloc((size_t)nrecv * sizeof(int64_t)))) {
+    if (rc == 0) rc = ostio__fail(OSTIO_ENOMEM, "collective: no memory for %lld pieces",
+                                  (long long)(nrecv / 2));
+    memset(m.rcount, 0, (size_t)P * sizeof(int));
+  }
+  /* A rank that could not allocate receives nothing; senders still send:
+   * mismatched counts would break MPI, so agree first in that case. */
+  int worst = 0;
+  {
+    int mine = rc < 0 ? rc : 0, any;
+    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MIN, fh->comm) != MPI_SUCCESS)
+      any = mpi_fail("MPI_Allreduce");
+    worst = any;
+  }
+  if (worst < 0) {
+    rc = ostio__agree(fh->comm, rc);
+    meta_free(&m);
+    return rc;
+  }
+  if (MPI_Alltoallv(m.sbuf, m.scount, m.sdisp, MPI_INT64_T, m.rbuf, m.rcount, m.rdisp,
+                    MPI_INT64_T, fh->comm) != MPI_SUCCESS)
+    rc = mpi_fail("MPI_Alltoallv of piece offsets");
+
+  /* The aggregator: sort, check overlaps, cut rounds. */
+  int nbuf = (fh->hints.ostio_pipeline ? 2 : 1) + (is_write && fh->hints.romio_ds_write == OSTIO__TRI_ENABLE);
+  int64_t cap = fh->hints.cb_buffer_size / nbuf;
+  if (cap < 1) cap = 1;
+  int my_rounds = 0;
+  m.nap = (size_t)(nrecv / 2);
+  if (rc == 0 && m.nap && !(m.ap = malloc(m.nap * sizeof *m.ap)))
+    rc = ostio__fail(OSTIO_ENOMEM, "collective: no memory for %zu pieces", m.nap);
+  if (rc == 0 && m.nap) {
+    size_t k = 0;
+    for (int src = 0; src < P; src++)
+      for (int j = 0; j < m.rcount[src] / 2; j++, k++) {
+        ostio__xpiece *x = &m.ap[k];
+        *x = (ostio__xpiece){.off = m.rbuf[2 * k], .len = m.rbuf[2 * k + 1], .peer = src};
+        if (rc == 0) rc = ostio__plan_key(&d, x->off, &x->major, &x->minor);
+      }
+    if (rc == 0) rc = ostio__plan_sort(m.ap, m.nap);
+    if (rc == 0 && !check_only) rc = ostio__plan_rounds(m.ap, m.nap, cap, P, &m.sched, &my_rounds);
+  }
+  fh->stats.t[OSTIO__T_time_plan] += ostio__now() - t0;
+  int mine[2] = {rc < 0 ? rc : 0, my_rounds}, *all = malloc((size_t)P * 2 * sizeof(int));
+  if (!all) {
+    rc = ostio__agree(fh->comm, ostio__fail(OSTIO_ENOMEM, "collective: out of memory"));
+    meta_free(&m);
+    return rc;
+  }
+  if (MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, fh->comm) != MPI_SUCCESS) {
+    free(all);
+    meta_free(&m);
+    return ostio__agree(fh->comm, mpi_fail("MPI_Allgather"));
+  }
+  int wr = 0, R = 0;
+  worst = 0;
+  for (int i = 0; i < P; i++) {
+    if (all[2 * i] < worst) {
+      worst = all[2 * i];
+      wr = i;
+    }
+    m.agg_rounds[i] = all[2 * i + 1];
+    if (all[2 * i + 1] > R) R = all[2 * i + 1];
+  }
+  free(all);
+  if (worst < 0 || check_only) {
+    rc = ostio__agree_known(fh->comm, rc, worst, wr);
+    meta_free(&m);
+    return rc;
+  }
+
+  /* Bytes per round for every (aggregator, source) pair. */
+  memset(m.scount, 0, (size_t)P * sizeof(int));
+  int64_t nsend = 0;
+  int64_t *col = NULL;
+  if (myagg >= 0 && my_rounds > 0) {
+    col = malloc((size_t)P * (size_t)my_rounds * sizeof *col);
+    for (int src = 0; col && src < P; src++) {
+      if (m.rcount[src] == 0) continue;
+      m.scount[src] = my_rounds;
+      m.sdisp[src] = (int)nsend;
+      for (int r = 0; r < my_rounds; r++) col[nsend++] = m.sched[(size_t)r * P + src];
+    }
+  }
+  int64_t nin = 0;
+  for (int a = 0; a < naggr; a++) {
+    int ar = m.ranks[a];
+    m.rcount[ar] = m.sp_start[a + 1] > m.sp_start[a] ? m.agg_rounds[ar] : 0;
+    m.rdisp[ar] = (int)nin;
+    nin += m.rcount[ar];
+  }
+  m.src_sched_buf = malloc((size_t)(nin ? nin : 1) * sizeof(int64_t));
+  rc = (myagg >= 0 && my_rounds > 0 && !col) || !m.src_sched_buf
+           ? ostio__fail(OSTIO_ENOMEM, "collective: no memory for the round schedule") : 0;
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) {
+    free(col);
+    meta_free(&m);
+    return rc;
+  }
+  if (MPI_Alltoallv(col, m.scount, m.sdisp, MPI_INT64_T, m.src_sched_buf, m.rcount, m.rdisp,
+                    MPI_INT64_T, fh->comm) != MPI_SUCCESS)
+    rc = mpi_fail("MPI_Alltoallv of the round schedule");
+  free(col);
+  for (int a = 0; a < naggr; a++)
+    m.src_sched[a] = m.rcount[m.ranks[a]] ? m.src_sched_buf + m.rdisp[m.ranks[a]] : NULL;
+
+  int *agg_rounds_by_index = malloc((size_t)naggr * sizeof(int));
+  if (rc == 0 && !agg_rounds_by_index) rc = ostio__fail(OSTIO_ENOMEM, "collective: out of memory");
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) {
+    free(agg_rounds_by_index);
+    meta_free(&m);
+    return rc;
+  }
+  int active = 0;
+  for (int a = 0; a < naggr; a++) {
+    agg_rounds_by_index[a] = m.agg_rounds[m.ranks[a]];
+    active += agg_rounds_by_index[a] > 0;
+  }
+  ostio__stats *st = &fh->stats;
+  ostio__stat_max(st, OSTIO__STAT_rounds, R);
+  ostio__stat_add(st, OSTIO__STAT_rounds_total, R);
+  ostio__stat_max(st, OSTIO__STAT_aggr_max, active);
+  if (myagg >= 0) count_touch(fh, m.ap, m.nap, sizeof *m.ap);
+
+  ostio__xfer x = {
+    .fh = fh, .is_write = is_write, .pipeline = fh->hints.ostio_pipeline,
+    .rmw = is_write && fh->hints.romio_ds_write == OSTIO__TRI_ENABLE, .d = &d,
+    .naggr = naggr, .myagg = myagg, .ranks = m.ranks, .nrounds = R, .ubuf = buf,
+    .sp = m.sp, .sp_start = m.sp_start, .src_sched = (const int64_t *const *)m.src_sched,
+    .agg_rounds = agg_rounds_by_index, .ap = m.ap, .nap = m.nap, .agg_sched = m.sched,
+    .my_rounds = my_rounds, .cap = cap,
+  };
+  rc = ostio__xfer_run(&x);
+  free(agg_rounds_by_index);
+  meta_free(&m);
+  return ostio__agree(fh->comm, rc);
+}
+
+int ostio__coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n, void *buf)
+{
+  if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
+  double t0 = ostio__now();
+  const int P = fh->nprocs;
+  ostio__ext *e = NULL;
+  size_t ne = 0;
+  int64_t bytes = 0, lo = 0, hi = 0;
+  int rc = 0;
+  if (is_write && !fh->can_write)
+    rc = ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_RDONLY; cannot write", fh->path);
+  else if (!is_write && !fh->can_read)
+    rc = ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_WRONLY; cannot read", fh->path);
+  if (rc == 0) rc = ostio__plan_local(ext, n, &e, &ne, &bytes, &lo, &hi);
+  if (rc == 0 && bytes > 0 && !buf)
+    rc = ostio__fail(OSTIO_EINVAL, "NULL buffer for %lld bytes", (long long)bytes);
+
+  int64_t mine[S_N] = {rc, lo, hi, bytes, (int64_t)ne};
+  int64_t *all = malloc((size_t)P * S_N * sizeof *all);
+  if (!all) {
+    free(e);
+    return ostio__agree(fh->comm, ostio__fail(OSTIO_ENOMEM, "collective: out of memory"));
+  }
+  if (MPI_Allgather(mine, S_N, MPI_INT64_T, all, S_N, MPI_INT64_T, fh->comm) != MPI_SUCCESS) {
+    free(all);
+    free(e);
+    return ostio__agree(fh->comm, mpi_fail("MPI_Allgather"));
+  }
+  ostio__call c = {.l = fh->layout, .h = &fh->hints, .nprocs = P, .is_write = is_write};
+  int wr = 0;
+  int worst = summarize(all, P, &c, &wr);
+  free(all);
+  if (worst < 0) {
+    free(e);
+    return ostio__agree_known(fh->comm, rc, worst, wr);
+  }
+  ostio__stats *st = &fh->stats;
+  ostio__stat_add(st, is_write ? OSTIO__STAT_coll_writes : OSTIO__STAT_coll_reads, 1);
+
+  const ostio__strategy *s = ostio__strategy_get(fh->hints.ostio_strategy);
+  if (!s) s = &ostio__strategy_auto;
+  if (s->choose) {
+    const char *why = "";
+    s = s->choose(&c, &why);
+    ostio__stat_add(st, OSTIO__STAT_strategy_auto, 1);
+  }
+  fh->last_strategy = s->name;
+  static const ostio__stat_id by_id[] = {
+    [OSTIO__STRAT_EVEN] = OSTIO__STAT_strategy_even,
+    [OSTIO__STRAT_ALIGNED] = OSTIO__STAT_strategy_aligned,
+    [OSTIO__STRAT_OST] = OSTIO__STAT_strategy_ost,
+    [OSTIO__STRAT_INDEPENDENT] = OSTIO__STAT_strategy_independent,
+  };
+  if (s->id > 0 && s->id < (int)(sizeof by_id / sizeof by_id[0]))
+    ostio__stat_add(st, by_id[s->id], 1);
+
+  if (c.bytes == 0) {
+    rc = 0;
+  } else if (!s->exchange) {
+    rc = 0;
+    if (c.interleaved && P > 1) rc = two_phase(fh, is_write, s, &c, e, ne, buf, 1);
+    if (rc == 0) rc = ostio__agree(fh->comm, local_io(fh, is_write, e, ne, buf));
+  } else {
+    rc = two_phase(fh, is_write, s, &c, e, ne, buf, 0);
+  }
+  free(e);
+  st->t[OSTIO__T_time_total] += ostio__now() - t0;
+  return rc;
+}
+
+int ostio_write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const void *buf)
+{
+  return ostio__coll(fh, 1, ext, n, (void *)buf);
+}
+
+int ostio_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
+{
+  return ostio__coll(fh, 0, ext, n, buf);
+}

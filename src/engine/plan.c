@@ -1,0 +1,217 @@
+/* Pure planning of one collective call; see plan.h. */
+#include "engine/plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+static int ext_cmp(const void *a, const void *b)
+{
+  const ostio__ext *x = a, *y = b;
+  return (x->off > y->off) - (x->off < y->off);
+}
+
+int ostio__plan_local(const ostio_extent *ext, size_t n, ostio__ext **out, size_t *nout,
+                      int64_t *bytes, int64_t *lo, int64_t *hi)
+{
+  *out = NULL;
+  *nout = 0;
+  *bytes = *lo = *hi = 0;
+  if (n > 0 && !ext)
+    return ostio__fail(OSTIO_EINVAL, "extent list is NULL but its count is %zu", n);
+  size_t m = 0;
+  int64_t pos = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (ext[i].offset < 0 || ext[i].length < 0)
+      return ostio__fail(OSTIO_EINVAL, "extent %zu: offset %lld, length %lld: both must be >= 0",
+                         i, (long long)ext[i].offset, (long long)ext[i].length);
+    if (ext[i].length > INT64_MAX - ext[i].offset)
+      return ostio__fail(OSTIO_EINVAL, "extent %zu: offset %lld + length %lld passes the largest "
+                         "file offset (2^63 - 1)", i, (long long)ext[i].offset,
+                         (long long)ext[i].length);
+    if (ext[i].length > INT64_MAX - pos)
+      return ostio__fail(OSTIO_EINVAL, "extents: more than 2^63 - 1 bytes in one call");
+    pos += ext[i].length;
+    m += ext[i].length > 0;
+  }
+  *bytes = pos;
+  if (m == 0) return 0;
+  ostio__ext *e = malloc(m * sizeof *e);
+  if (!e) return ostio__fail(OSTIO_ENOMEM, "extents: no memory to sort %zu extents", m);
+  pos = 0;
+  m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (ext[i].length > 0) e[m++] = (ostio__ext){ext[i].offset, ext[i].length, pos};
+    pos += ext[i].length;
+  }
+  /* pos is increasing in list order; sorting by offset alone is enough to
+   * find overlaps, and ties cannot both be non-empty without overlapping. */
+  qsort(e, m, sizeof *e, ext_cmp);
+  for (size_t i = 1; i < m; i++) {
+    if (e[i - 1].off + e[i - 1].len > e[i].off) {
+      int rc = ostio__fail(OSTIO_EOVERLAP, "extents [%lld, %lld) and [%lld, %lld) of this rank "
+                           "overlap; extents of one call must not share bytes",
+                           (long long)e[i - 1].off, (long long)(e[i - 1].off + e[i - 1].len),
+                           (long long)e[i].off, (long long)(e[i].off + e[i].len));
+      free(e);
+      return rc;
+    }
+  }
+  *lo = e[0].off;
+  *hi = e[m - 1].off + e[m - 1].len;
+  *out = e;
+  *nout = m;
+  return 0;
+}
+
+int ostio__plan_key(const ostio__domains *d, int64_t off, int64_t *major, int64_t *minor)
+{
+  if (d->kind != OSTIO__DOM_OST) {
+    *major = 0;
+    *minor = off;
+    return 0;
+  }
+  ostio_piece p;
+  int rc = ostio__layout_locate(d->l, off, &p);
+  if (rc < 0) return rc;
+  *major = ((int64_t)p.component << 32) | p.object;
+  *minor = p.object_offset;
+  return 0;
+}
+
+static int piece_cmp(const void *a, const void *b)
+{
+  const ostio__xpiece *x = a, *y = b;
+  if (x->peer != y->peer) return x->peer < y->peer ? -1 : 1;
+  if (x->major != y->major) return x->major < y->major ? -1 : 1;
+  return (x->minor > y->minor) - (x->minor < y->minor);
+}
+
+int ostio__plan_split(const ostio__ext *e, size_t n, const ostio__domains *d,
+                      ostio__xpiece **out, size_t *np)
+{
+  *out = NULL;
+  *np = 0;
+  size_t cap = n + 16, m = 0;
+  ostio__xpiece *p = n ? malloc(cap * sizeof *p) : NULL;
+  if (n && !p) return ostio__fail(OSTIO_ENOMEM, "plan: no memory for %zu pieces", cap);
+  int sorted = 1;
+  for (size_t i = 0; i < n; i++) {
+    int64_t off = e[i].off, end = e[i].off + e[i].len;
+    while (off < end) {
+      int64_t run_end;
+      int a = ostio__domain_owner(d, off, &run_end);
+      if (a < 0) {
+        free(p);
+        return a;
+      }
+      if (run_end > end) run_end = end;
+      if (m == cap) {
+        cap *= 2;
+        ostio__xpiece *q = realloc(p, cap * sizeof *p);
+        if (!q) {
+          free(p);
+          return ostio__fail(OSTIO_ENOMEM, "plan: no memory for %zu pieces", cap);
+        }
+        p = q;
+      }
+      ostio__xpiece *x = &p[m++];
+      *x = (ostio__xpiece){.off = off, .len = run_end - off, .pos = e[i].pos + (off - e[i].off),
+                           .peer = a};
+      int rc = ostio__plan_key(d, off, &x->major, &x->minor);
+      if (rc < 0) {
+        free(p);
+        return rc;
+      }
+      if (m > 1 && piece_cmp(&p[m - 2], x) > 0) sorted = 0;
+      off = run_end;
+    }
+  }
+  if (!sorted) qsort(p, m, sizeof *p, piece_cmp);
+  *out = p;
+  *np = m;
+  return 0;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+  const ostio__xpiece *x = a, *y = b;
+  if (x->major != y->major) return x->major < y->major ? -1 : 1;
+  if (x->minor != y->minor) return x->minor < y->minor ? -1 : 1;
+  return (x->peer > y->peer) - (x->peer < y->peer);
+}
+
+int ostio__plan_sort(ostio__xpiece *p, size_t n)
+{
+  qsort(p, n, sizeof *p, key_cmp);
+  for (size_t i = 1; i < n; i++) {
+    const ostio__xpiece *a = &p[i - 1], *b = &p[i];
+    if (a->major == b->major && a->minor + a->len > b->minor)
+      return ostio__fail(OSTIO_EOVERLAP, "rank %d's bytes [%lld, %lld) and rank %d's bytes "
+                         "[%lld, %lld) overlap; extents of one call must not share bytes",
+                         a->peer, (long long)a->off, (long long)(a->off + a->len), b->peer,
+                         (long long)b->off, (long long)(b->off + b->len));
+  }
+  return 0;
+}
+
+int ostio__plan_rounds(const ostio__xpiece *p, size_t n, int64_t cap, int nsrc,
+                       int64_t **sched, int *nrounds)
+{
+  *sched = NULL;
+  *nrounds = 0;
+  if (cap < 1 || nsrc < 1)
+    return ostio__fail(OSTIO_EINVAL, "plan: round size %lld and %d sources must be >= 1",
+                       (long long)cap, nsrc);
+  int64_t total = 0;
+  for (size_t i = 0; i < n; i++) total += p[i].len;
+  int64_t r = total / cap + (total % cap != 0);
+  if (r > INT32_MAX / (nsrc > 0 ? nsrc : 1))
+    return ostio__fail(OSTIO_ERANGE, "plan: %lld rounds of %lld bytes are too many; raise "
+                       "cb_buffer_size", (long long)r, (long long)cap);
+  if (r == 0) return 0;
+  int64_t *s = calloc((size_t)r * (size_t)nsrc, sizeof *s);
+  if (!s) return ostio__fail(OSTIO_ENOMEM, "plan: no memory for a %lld-round schedule", (long long)r);
+  int64_t used = 0, round = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t left = p[i].len;
+    while (left > 0) {
+      int64_t take = cap - used < left ? cap - used : left;
+      s[round * nsrc + p[i].peer] += take;
+      left -= take;
+      used += take;
+      if (used == cap) {
+        used = 0;
+        round++;
+      }
+    }
+  }
+  *sched = s;
+  *nrounds = (int)r;
+  return 0;
+}
+
+size_t ostio__take(const ostio__xpiece *p, size_t n, ostio__cursor *c, int64_t bytes,
+                   int pos_from_piece, int64_t pos0, ostio__seg *segs, size_t room,
+                   int64_t *taken)
+{
+  size_t k = 0;
+  int64_t got = 0;
+  while (got < bytes && c->i < n && k < room) {
+    const ostio__xpiece *x = &p[c->i];
+    int64_t left = x->len - c->done;
+    int64_t t = bytes - got < left ? bytes - got : left;
+    segs[k++] = (ostio__seg){.off = x->off + c->done, .len = t,
+                             .pos = pos_from_piece ? x->pos + c->done : pos0 + got,
+                             .peer = x->peer};
+    got += t;
+    c->done += t;
+    if (c->done == x->len) {
+      c->i++;
+      c->done = 0;
+    }
+  }
+  *taken = got;
+  return k;
+}

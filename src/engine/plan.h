@@ -1,0 +1,92 @@
+/* The data plan of one collective call, as pure functions over arrays (no
+ * MPI, no I/O), so the engine, the statistics and the tests share them:
+ *   1. plan_local   a rank's extents: checked, zero-length dropped, sorted.
+ *   2. plan_split   sorted extents cut into pieces at domain-owner changes,
+ *                   each tagged with its aggregator and its order key.
+ *   3. plan_sort    at an aggregator: everyone's pieces in key order, with
+ *                   the overlap check.
+ *   4. plan_rounds  the aggregator's bytes cut into rounds of at most `cap`
+ *                   bytes; bytes per (round, source).
+ *   5. take         a cursor walks pieces round by round and yields the
+ *                   segments (file range + buffer position) of one round.
+ * See docs/collective.md. */
+#ifndef OSTIO_ENGINE_PLAN_H
+#define OSTIO_ENGINE_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ostio.h"
+#include "plan/domain.h"
+
+/* A rank's extent after plan_local: pos is where its bytes start in the
+ * caller's buffer. */
+typedef struct ostio__ext {
+  int64_t off, len, pos;
+} ostio__ext;
+
+/* A piece: part of an extent owned by one aggregator.
+ * At a source: peer = aggregator index, pos = position in the user buffer.
+ * At an aggregator: peer = source rank, pos unused.
+ * (major, minor) orders an aggregator's pieces: (0, file offset) for
+ * contiguous domains, (component << 32 | object, object offset) for ost, so
+ * an aggregator works through one object at a time. */
+typedef struct ostio__xpiece {
+  int64_t off, len, pos;
+  int64_t major, minor;
+  int32_t peer;
+  int32_t pad_;
+} ostio__xpiece;
+
+/* Checks and sorts n extents (ext may be NULL when n == 0). Negative offset
+ * or length, or off + len past INT64_MAX: OSTIO_EINVAL naming the index.
+ * Two extents sharing a byte: OSTIO_EOVERLAP naming both. *out (malloc'ed,
+ * may be NULL when *nout == 0) holds the non-empty extents by offset;
+ * *bytes their total, [*lo, *hi) their span (0, 0 when empty). */
+int ostio__plan_local(const ostio_extent *ext, size_t n, ostio__ext **out, size_t *nout,
+                      int64_t *bytes, int64_t *lo, int64_t *hi);
+
+/* Order key of the byte at off under d (see ostio__xpiece). */
+int ostio__plan_key(const ostio__domains *d, int64_t off, int64_t *major, int64_t *minor);
+
+/* Cuts sorted extents into pieces by owner; pieces sorted by (peer, key).
+ * *out is malloc'ed (NULL when *np == 0). */
+int ostio__plan_split(const ostio__ext *e, size_t n, const ostio__domains *d,
+                      ostio__xpiece **out, size_t *np);
+
+/* At an aggregator: sorts by (major, minor) and fails with OSTIO_EOVERLAP
+ * (detail names both byte ranges and both ranks) when two pieces share a
+ * byte. */
+int ostio__plan_sort(ostio__xpiece *p, size_t n);
+
+/* Cuts the sorted pieces' bytes into rounds of at most cap bytes. *nrounds
+ * receives the count (0 when there are no bytes); *sched (malloc'ed,
+ * nrounds * nsrc entries) the bytes of source s in round r at
+ * [r * nsrc + s]. */
+int ostio__plan_rounds(const ostio__xpiece *p, size_t n, int64_t cap, int nsrc,
+                       int64_t **sched, int *nrounds);
+
+/* A contiguous part of one piece moved in one round. pos: at a source, the
+ * position in the user buffer; at an aggregator, in the round buffer. */
+typedef struct ostio__seg {
+  int64_t off, len, pos;
+  int32_t peer;
+  int32_t pad_;
+} ostio__seg;
+
+typedef struct ostio__cursor {
+  size_t i;        /* current piece */
+  int64_t done;    /* bytes of it already taken */
+} ostio__cursor;
+
+/* Takes the next `bytes` bytes (or fewer, when the pieces end) of pieces
+ * p[0, n) from cursor c into segs (room for `room` entries; a call never
+ * needs more than the number of pieces it touches). With pos_from_piece
+ * each segment's pos is the piece's pos plus the offset into the piece;
+ * otherwise segments are laid out back to back from pos0. Returns the
+ * number of segments; *taken the bytes. */
+size_t ostio__take(const ostio__xpiece *p, size_t n, ostio__cursor *c, int64_t bytes,
+                   int pos_from_piece, int64_t pos0, ostio__seg *segs, size_t room,
+                   int64_t *taken);
+
+#endif

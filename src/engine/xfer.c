@@ -1,0 +1,322 @@
+/* The rounds of a two-phase call; see xfer.h and docs/collective.md. */
+#include "engine/xfer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+#define TAG 0x0511
+#define IO_CHUNK 64 /* requests per batch between MPI progress calls */
+
+typedef struct slot {
+  char *buf;
+  ostio__seg *segs;
+  size_t nsegs;
+  MPI_Request *req;
+  MPI_Status *stat;        /* not MPI_STATUSES_IGNORE: gcc 12 misreads it */
+  MPI_Datatype *types;
+  int nreq, ntypes;
+} slot;
+
+typedef struct run_state {
+  const ostio__xfer *x;
+  int nprocs;
+  slot s[2];
+  ostio__cursor acur;            /* aggregator cursor over ap          */
+  ostio__cursor *scur;           /* source cursors, one per aggregator */
+  ostio__seg *tmp;               /* source-side segments of one round  */
+  size_t tmp_room, seg_room;
+  int *blen;                     /* datatype scratch                   */
+  MPI_Aint *disp;
+  size_t *order;                 /* aggregator segments grouped by source */
+  int *cnt;
+  ostio__io_req *reqs;
+  char *scratch;                 /* read-modify-write span             */
+  int rc;                        /* first error of this rank           */
+} run_state;
+
+static ostio__stats *stats(const run_state *st) { return &st->x->fh->stats; }
+
+static int note(run_state *st, int rc)
+{
+  if (rc < 0 && st->rc == 0) st->rc = rc;
+  return rc;
+}
+
+/* Adds one nonblocking transfer of segs (positions relative to base). */
+static int post_one(run_state *st, slot *sl, char *base, const ostio__seg *segs, size_t n,
+                    int peer, int send)
+{
+  MPI_Datatype t;
+  for (size_t i = 0; i < n; i++) {
+    st->blen[i] = (int)segs[i].len;
+    st->disp[i] = (MPI_Aint)segs[i].pos;
+  }
+  if (MPI_Type_create_hindexed((int)n, st->blen, st->disp, MPI_BYTE, &t) != MPI_SUCCESS ||
+      MPI_Type_commit(&t) != MPI_SUCCESS)
+    return note(st, ostio__fail(OSTIO_EMPI, "collective: MPI_Type_create_hindexed failed"));
+  sl->types[sl->ntypes++] = t;
+  MPI_Request *r = &sl->req[sl->nreq++];
+  MPI_Comm comm = st->x->fh->comm;
+  int e = send ? MPI_Isend(base, 1, t, peer, TAG, comm, r) : MPI_Irecv(base, 1, t, peer, TAG, comm, r);
+  if (e != MPI_SUCCESS) {
+    sl->nreq--;
+    return note(st, ostio__fail(OSTIO_EMPI, "collective: MPI_I%s to rank %d failed",
+                                send ? "send" : "recv", peer));
+  }
+  return 0;
+}
+
+/* The aggregator's segments of round r, into slot sl. */
+static void prep_agg(run_state *st, slot *sl, int r)
+{
+  const ostio__xfer *x = st->x;
+  sl->nsegs = 0;
+  if (x->myagg < 0 || r >= x->my_rounds) return;
+  int64_t want = 0, got = 0;
+  for (int s = 0; s < st->nprocs; s++) want += x->agg_sched[(size_t)r * st->nprocs + s];
+  sl->nsegs = ostio__take(x->ap, x->nap, &st->acur, want, 0, 0, sl->segs, st->seg_room, &got);
+}
+
+/* Posts round r: the source side to every aggregator, and the aggregator
+ * side from/to every source, using the segments prepared in sl. */
+static void post(run_state *st, slot *sl, int r)
+{
+  const ostio__xfer *x = st->x;
+  double t0 = ostio__now();
+  sl->nreq = sl->ntypes = 0;
+  for (int a = 0; a < x->naggr; a++) {
+    if (r >= x->agg_rounds[a]) continue;
+    int64_t bytes = x->src_sched[a] ? x->src_sched[a][r] : 0, got = 0;
+    if (bytes == 0) continue;
+    size_t lo = x->sp_start[a], hi = x->sp_start[a + 1];
+    size_t n = ostio__take(x->sp + lo, hi - lo, &st->scur[a], bytes, 1, 0, st->tmp,
+                           st->tmp_room, &got);
+    post_one(st, sl, x->ubuf, st->tmp, n, x->ranks[a], x->is_write);
+  }
+  if (x->myagg >= 0 && sl->nsegs > 0) {
+    /* Group the round's segments by source, keeping their order. */
+    memset(st->cnt, 0, (size_t)(st->nprocs + 1) * sizeof *st->cnt);
+    for (size_t i = 0; i < sl->nsegs; i++) st->cnt[sl->segs[i].peer + 1]++;
+    for (int s = 0; s < st->nprocs; s++) st->cnt[s + 1] += st->cnt[s];
+    for (size_t i = 0; i < sl->nsegs; i++) st->order[st->cnt[sl->segs[i].peer]++] = i;
+    size_t i = 0;
+    while (i < sl->nsegs) {
+      size_t j = i;
+      int peer = sl->segs[st->order[i]].peer;
+      while (j < sl->nsegs && sl->segs[st->order[j]].peer == peer) {
+        st->tmp[j - i] = sl->segs[st->order[j]];
+        j++;
+      }
+      post_one(st, sl, sl->buf, st->tmp, j - i, peer, !x->is_write);
+      i = j;
+    }
+  }
+  stats((run_state *)st)->t[OSTIO__T_time_exchange] += ostio__now() - t0;
+}
+
+static void wait_slot(run_state *st, slot *sl)
+{
+  double t0 = ostio__now();
+  if (sl->nreq && MPI_Waitall(sl->nreq, sl->req, sl->stat) != MPI_SUCCESS)
+    note(st, ostio__fail(OSTIO_EMPI, "collective: MPI_Waitall failed"));
+  for (int i = 0; i < sl->ntypes; i++) MPI_Type_free(&sl->types[i]);
+  sl->nreq = sl->ntypes = 0;
+  stats(st)->t[OSTIO__T_time_wait] += ostio__now() - t0;
+}
+
+/* 1 when the bytes [from, to) all belong to this aggregator. */
+static int gap_is_mine(const run_state *st, int64_t from, int64_t to)
+{
+  int64_t run_end;
+  int a = ostio__domain_owner(st->x->d, from, &run_end);
+  return a == st->x->myagg && run_end >= to;
+}
+
+/* Issues nr requests in chunks, driving MPI progress on `other` between
+ * chunks so the next round's exchange moves while we write. */
+static int issue(run_state *st, size_t nr, int write, slot *other)
+{
+  int rc = 0;
+  for (size_t k = 0; k < nr && rc == 0; k += IO_CHUNK) {
+    size_t m = nr - k < IO_CHUNK ? nr - k : IO_CHUNK;
+    rc = write ? ostio__io_write_batch(&st->x->fh->io, st->reqs + k, m)
+               : ostio__io_read_batch(&st->x->fh->io, st->reqs + k, m);
+    if (other && other->nreq) {
+      int flag;
+      MPI_Testall(other->nreq, other->req, &flag, other->stat);
+      if (flag) other->nreq = 0;
+    }
+  }
+  return rc;
+}
+
+/* Read-modify-write of one span [s0, s1) covering segs[i0, i1). */
+static int rmw_span(run_state *st, const slot *sl, size_t i0, size_t i1, int64_t s0, int64_t s1)
+{
+  ostio__io *io = &st->x->fh->io;
+  int rc = ostio__io_pread(io, st->scratch, (size_t)(s1 - s0), s0);
+  if (rc < 0) return rc;
+  for (size_t i = i0; i < i1; i++)
+    memcpy(st->scratch + (sl->segs[i].off - s0), sl->buf + sl->segs[i].pos,
+           (size_t)sl->segs[i].len);
+  ostio__stat_add(stats(st), OSTIO__STAT_rmw, 1);
+  return ostio__io_pwrite(io, st->scratch, (size_t)(s1 - s0), s0);
+}
+
+/* The aggregator's file I/O for the round in sl. */
+static void do_io(run_state *st, slot *sl, slot *other)
+{
+  const ostio__xfer *x = st->x;
+  if (x->myagg < 0 || sl->nsegs == 0 || st->rc < 0) return;
+  double t0 = ostio__now();
+  size_t nr = 0, i = 0;
+  int rc = 0;
+  while (i < sl->nsegs && rc == 0) {
+    const ostio__seg *a = &sl->segs[i];
+    int64_t end = a->off + a->len, span_end = end;
+    size_t j = i + 1;
+    int holes = 0;
+    /* Extend while the next segment follows in the file, directly or (with
+     * read-modify-write) across a hole that only this aggregator owns. */
+    while (j < sl->nsegs) {
+      const ostio__seg *b = &sl->segs[j];
+      if (b->off == span_end) {
+        span_end += b->len;
+      } else if (b->off > span_end && gap_is_mine(st, span_end, b->off)) {
+        ostio__stat_add(stats(st), OSTIO__STAT_gaps, 1);
+        if (!x->rmw || b->off + b->len - a->off > x->cap) break;
+        holes = 1;
+        span_end = b->off + b->len;
+      } else {
+        break;
+      }
+      j++;
+    }
+    if (holes) {
+      if (nr) rc = issue(st, nr, 1, other);
+      nr = 0;
+      if (rc == 0) rc = rmw_span(st, sl, i, j, a->off, span_end);
+    } else {
+      st->reqs[nr++] = (ostio__io_req){a->off, span_end - a->off, sl->buf + a->pos};
+    }
+    i = j;
+  }
+  if (rc == 0 && nr) rc = issue(st, nr, x->is_write, other);
+  note(st, rc);
+  stats(st)->t[OSTIO__T_time_io] += ostio__now() - t0;
+}
+
+static int setup(run_state *st, const ostio__xfer *x)
+{
+  memset(st, 0, sizeof *st);
+  st->x = x;
+  st->nprocs = x->fh->nprocs;
+  size_t nsp = x->sp_start[x->naggr];
+  st->seg_room = x->nap < (size_t)x->cap ? x->nap + 1 : (size_t)x->cap + 1;
+  st->tmp_room = (nsp > st->seg_room ? nsp : st->seg_room) + 1;
+  size_t nreq = (size_t)x->naggr + (size_t)st->nprocs;
+  st->scur = calloc((size_t)x->naggr, sizeof *st->scur);
+  st->tmp = malloc(st->tmp_room * sizeof *st->tmp);
+  st->blen = malloc(st->tmp_room * sizeof *st->blen);
+  st->disp = malloc(st->tmp_room * sizeof *st->disp);
+  st->cnt = malloc((size_t)(st->nprocs + 1) * sizeof *st->cnt);
+  int ok = st->scur && st->tmp && st->blen && st->disp && st->cnt;
+  int nslots = x->pipeline ? 2 : 1;
+  if (x->myagg >= 0 && x->my_rounds > 0) {
+    int64_t total = 0;
+    for (size_t i = 0; i < x->nap; i++) total += x->ap[i].len;
+    size_t bsize = (size_t)(total < x->cap ? total : x->cap);
+    st->order = malloc(st->seg_room * sizeof *st->order);
+    st->reqs = malloc(st->seg_room * sizeof *st->reqs);
+    ok = ok && st->order && st->reqs;
+    if (x->rmw) ok = ok && (st->scratch = malloc((size_t)x->cap));
+    for (int k = 0; k < nslots; k++)
+      ok = ok && (st->s[k].buf = malloc(bsize ? bsize : 1)) &&
+           (st->s[k].segs = malloc(st->seg_room * sizeof(ostio__seg)));
+  }
+  for (int k = 0; k < 2; k++)
+    ok = ok && (st->s[k].req = malloc(nreq * sizeof(MPI_Request))) &&
+         (st->s[k].stat = malloc(nreq * sizeof(MPI_Status))) &&
+         (st->s[k].types = malloc(nreq * sizeof(MPI_Datatype)));
+  return ok ? 0 : ostio__fail(OSTIO_ENOMEM, "collective: no memory for the round buffers "
+                              "(cb_buffer_size %lld)", (long long)x->fh->hints.cb_buffer_size);
+}
+
+static void teardown(run_state *st)
+{
+  free(st->scur);
+  free(st->tmp);
+  free(st->blen);
+  free(st->disp);
+  free(st->cnt);
+  free(st->order);
+  free(st->reqs);
+  free(st->scratch);
+  for (int k = 0; k < 2; k++) {
+    free(st->s[k].buf);
+    free(st->s[k].segs);
+    free(st->s[k].req);
+    free(st->s[k].stat);
+    free(st->s[k].types);
+  }
+}
+
+int ostio__xfer_run(const ostio__xfer *x)
+{
+  run_state st;
+  int rc = setup(&st, x);
+  if (rc < 0) {
+    teardown(&st);
+    return rc;
+  }
+  int R = x->nrounds;
+  if (!x->pipeline) {
+    slot *sl = &st.s[0];
+    for (int r = 0; r < R; r++) {
+      prep_agg(&st, sl, r);
+      if (x->is_write) {
+        post(&st, sl, r);
+        wait_slot(&st, sl);
+        do_io(&st, sl, NULL);
+      } else {
+        do_io(&st, sl, NULL);
+        post(&st, sl, r);
+        wait_slot(&st, sl);
+      }
+    }
+  } else if (x->is_write) {
+    if (R > 0) {
+      prep_agg(&st, &st.s[0], 0);
+      post(&st, &st.s[0], 0);
+    }
+    for (int r = 0; r < R; r++) {
+      slot *cur = &st.s[r & 1], *next = &st.s[(r + 1) & 1];
+      wait_slot(&st, cur);
+      if (r + 1 < R) {
+        prep_agg(&st, next, r + 1);
+        post(&st, next, r + 1);
+      }
+      do_io(&st, cur, r + 1 < R ? next : NULL);
+    }
+  } else {
+    if (R > 0) {
+      prep_agg(&st, &st.s[0], 0);
+      do_io(&st, &st.s[0], NULL);
+      post(&st, &st.s[0], 0);
+    }
+    for (int r = 0; r < R; r++) {
+      slot *cur = &st.s[r & 1], *next = &st.s[(r + 1) & 1];
+      if (r + 1 < R) {
+        prep_agg(&st, next, r + 1);
+        do_io(&st, next, cur);
+        post(&st, next, r + 1);
+      }
+      wait_slot(&st, cur);
+    }
+  }
+  rc = st.rc;
+  teardown(&st);
+  return rc;
+}

@@ -1,0 +1,38 @@
+/* The data phase of a two-phase call: rounds of exchange (nonblocking
+ * point-to-point with derived datatypes, no packing) and file I/O at the
+ * aggregators, round r+1's exchange overlapping round r's I/O. Every rank
+ * runs every round even after an I/O error (it then skips its I/O), so no
+ * rank is left waiting; the caller agrees on the outcome afterwards. */
+#ifndef OSTIO_ENGINE_XFER_H
+#define OSTIO_ENGINE_XFER_H
+
+#include "engine/plan.h"
+#include "file/file.h"
+
+typedef struct ostio__xfer {
+  ostio_file *fh;
+  int is_write;
+  int pipeline;              /* ostio_pipeline                                */
+  int rmw;                   /* read-modify-write allowed (romio_ds_write)    */
+  const ostio__domains *d;
+  int naggr, myagg;          /* myagg: this rank's aggregator index or -1     */
+  const int *ranks;          /* rank of aggregator a                          */
+  int nrounds;               /* R: rounds of the call (max over aggregators)  */
+  /* source side */
+  char *ubuf;                /* the caller's buffer                           */
+  const ostio__xpiece *sp;   /* my pieces, sorted by (aggregator, key)        */
+  const size_t *sp_start;    /* pieces of aggregator a: [sp_start[a], sp_start[a+1]) */
+  const int64_t *const *src_sched; /* src_sched[a][r]: my bytes to a in round r */
+  const int *agg_rounds;     /* rounds of aggregator a                        */
+  /* aggregator side */
+  const ostio__xpiece *ap;   /* everyone's pieces for me, in key order        */
+  size_t nap;
+  const int64_t *agg_sched;  /* [r * nprocs + s]: bytes of source s in round r */
+  int my_rounds;
+  int64_t cap;               /* bytes per round buffer                        */
+} ostio__xfer;
+
+/* Runs all rounds. Returns this rank's first error (I/O, MPI, memory) or 0. */
+int ostio__xfer_run(const ostio__xfer *x);
+
+#endif

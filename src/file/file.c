@@ -1,0 +1,260 @@
+/* Opening, closing and the small calls on an open file. The collective
+ * reads and writes are in engine/coll.c. */
+#include "file/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/agree.h"
+#include "core/error.h"
+#include "layout/source.h"
+#include "plan/aggr.h"
+
+static int check_amode(int amode)
+{
+  int access = amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
+  if (access != MPI_MODE_RDONLY && access != MPI_MODE_WRONLY && access != MPI_MODE_RDWR)
+    return ostio__fail(OSTIO_EINVAL, "amode 0x%x: give exactly one of MPI_MODE_RDONLY, "
+                       "MPI_MODE_WRONLY, MPI_MODE_RDWR", (unsigned)amode);
+  if (access == MPI_MODE_RDONLY && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
+    return ostio__fail(OSTIO_EINVAL, "amode: MPI_MODE_RDONLY cannot be combined with "
+                       "MPI_MODE_CREATE or MPI_MODE_EXCL");
+  if (amode & MPI_MODE_SEQUENTIAL)
+    return ostio__fail(OSTIO_ENOTSUP, "amode: MPI_MODE_SEQUENTIAL is not supported; ostio "
+                       "calls take explicit offsets");
+  return 0;
+}
+
+/* Rank 0 only: makes the file (with its layout) when MPI_MODE_CREATE says so. */
+static int create_on_root(const ostio_file *fh)
+{
+  struct stat st;
+  if (stat(fh->path, &st) == 0) {
+    if (fh->amode & MPI_MODE_EXCL)
+      return ostio__fail(OSTIO_EEXIST, "%s exists and MPI_MODE_EXCL was given", fh->path);
+    if (S_ISDIR(st.st_mode)) return ostio__fail(OSTIO_EISDIR, "%s is a directory", fh->path);
+    return 0;
+  }
+  if (errno != ENOENT)
+    return ostio__fail(ostio__from_errno(errno), "%s: %s", fh->path, strerror(errno));
+  return ostio__layout_create(fh->path, &fh->hints, NULL, 0666, NULL);
+}
+
+static int open_fd(ostio_file *fh)
+{
+  int flags = fh->can_read && fh->can_write ? O_RDWR : fh->can_write ? O_WRONLY : O_RDONLY;
+  /* Read-modify-write needs to read a write-only file. */
+  if (flags == O_WRONLY && fh->hints.romio_ds_write == OSTIO__TRI_ENABLE) {
+    fh->fd = open(fh->path, O_RDWR | O_CLOEXEC);
+    if (fh->fd >= 0) return 0;
+  }
+  fh->fd = open(fh->path, flags | O_CLOEXEC);
+  if (fh->fd < 0)
+    return ostio__fail(ostio__from_errno(errno), "open %s: %s", fh->path, strerror(errno));
+  struct stat st;
+  if (fstat(fh->fd, &st) == 0 && S_ISDIR(st.st_mode))
+    return ostio__fail(OSTIO_EISDIR, "%s is a directory", fh->path);
+  return 0;
+}
+
+/* Collective: the aggregator candidates, spread over nodes. */
+static int find_aggregators(ostio_file *fh)
+{
+  MPI_Comm node;
+  int leader = fh->rank, rc = 0, len = 0;
+  if (MPI_Comm_split_type(fh->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    return ostio__fail(OSTIO_EMPI, "MPI_Comm_split_type failed");
+  MPI_Allreduce(&fh->rank, &leader, 1, MPI_INT, MPI_MIN, node);
+  MPI_Comm_free(&node);
+  int *nodes = malloc((size_t)fh->nprocs * sizeof *nodes);
+  char *names = calloc((size_t)fh->nprocs, MPI_MAX_PROCESSOR_NAME);
+  const char **np = malloc((size_t)fh->nprocs * sizeof *np);
+  fh->eligible = malloc((size_t)fh->nprocs * sizeof *fh->eligible);
+  char me[MPI_MAX_PROCESSOR_NAME] = {0};
+  MPI_Get_processor_name(me, &len);
+  if (!nodes || !names || !np || !fh->eligible)
+    rc = ostio__fail(OSTIO_ENOMEM, "open: no memory for %d ranks' node names", fh->nprocs);
+  if ((rc = ostio__agree(fh->comm, rc)) == 0) {
+    MPI_Allgather(&leader, 1, MPI_INT, nodes, 1, MPI_INT, fh->comm);
+    MPI_Allgather(me, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
+                  MPI_CHAR, fh->comm);
+    for (int i = 0; i < fh->nprocs; i++) np[i] = names + (size_t)i * MPI_MAX_PROCESSOR_NAME;
+    /* Without cb_config_list every rank may aggregate (see docs). */
+    const char *list = ostio__hints_given(&fh->hints, "cb_config_list") ? fh->hints.cb_config_list : "";
+    rc = ostio__aggr_eligible(fh->nprocs, nodes, np, list, fh->eligible, &fh->neligible);
+  }
+  free(nodes);
+  free(names);
+  free(np);
+  return rc;
+}
+
+static void destroy(ostio_file *fh)
+{
+  if (!fh) return;
+  ostio__io_fini(&fh->io);
+  if (fh->fd >= 0) close(fh->fd);
+  if (fh->comm != MPI_COMM_NULL) MPI_Comm_free(&fh->comm);
+  ostio__layout_destroy(fh->layout);
+  free(fh->eligible);
+  free(fh->path);
+  free(fh);
+}
+
+int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_file **out)
+{
+  if (!out) return ostio__fail(OSTIO_EINVAL, "ostio_open: NULL handle pointer");
+  *out = NULL;
+  if (comm == MPI_COMM_NULL) return ostio__fail(OSTIO_EINVAL, "ostio_open: MPI_COMM_NULL");
+  ostio_file *fh = calloc(1, sizeof *fh);
+  int rc = fh ? 0 : ostio__fail(OSTIO_ENOMEM, "ostio_open: out of memory");
+  if (fh) {
+    fh->fd = -1;
+    fh->comm = MPI_COMM_NULL;
+    fh->last_strategy = "none";
+    fh->amode = amode;
+  }
+  if (rc == 0 && (!path || !*path)) rc = ostio__fail(OSTIO_EINVAL, "ostio_open: empty path");
+  if (rc == 0) rc = check_amode(amode);
+  if (rc == 0 && !(fh->path = strdup(path))) rc = ostio__fail(OSTIO_ENOMEM, "out of memory");
+  if (rc == 0) rc = ostio__hints_resolve(path, info, &fh->hints);
+  if ((rc = ostio__agree(comm, rc)) < 0) goto fail;
+  if (MPI_Comm_dup(comm, &fh->comm) != MPI_SUCCESS) {
+    rc = ostio__fail(OSTIO_EMPI, "ostio_open: MPI_Comm_dup failed");
+    goto fail;
+  }
+  MPI_Comm_rank(fh->comm, &fh->rank);
+  MPI_Comm_size(fh->comm, &fh->nprocs);
+  fh->can_read = !(amode & MPI_MODE_WRONLY);
+  fh->can_write = !(amode & MPI_MODE_RDONLY);
+  if (fh->rank == 0 && (amode & MPI_MODE_CREATE)) rc = create_on_root(fh);
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
+  rc = open_fd(fh);
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
+  if ((rc = ostio_layout_query(fh->comm, path, info, &fh->layout)) < 0) goto fail;
+  if ((rc = find_aggregators(fh)) < 0) goto fail;
+  rc = ostio__io_init(&fh->io, fh->fd, fh->rank, fh->layout, &fh->stats);
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
+  *out = fh;
+  return 0;
+fail:
+  destroy(fh);
+  return rc;
+}
+
+int ostio_close(ostio_file **fhp)
+{
+  if (!fhp || !*fhp) return ostio__fail(OSTIO_EINVAL, "ostio_close: NULL handle");
+  ostio_file *fh = *fhp;
+  *fhp = NULL;
+  const ostio__comp *c0 = &fh->layout->comp[0];
+  char strat[32];
+  ostio__hints_format(&fh->hints, ostio__hints_index("ostio_strategy"), strat, sizeof strat);
+  ostio__stats_info info = {
+    .path = fh->path, .nprocs = fh->nprocs, .stripe_count = c0->stripe_count,
+    .stripe_size = c0->stripe_size, .ncomponents = fh->layout->ncomp,
+    .layout_source = fh->layout->source, .strategy = strat,
+  };
+  int rc = ostio__stats_report(fh->comm, &fh->stats, &info, getenv("OSTIO_STATS"));
+  int rc2 = 0;
+  ostio__io_fini(&fh->io);
+  if (close(fh->fd) < 0)
+    rc2 = ostio__fail(ostio__from_errno(errno), "close %s: %s", fh->path, strerror(errno));
+  fh->fd = -1;
+  if (rc == 0) rc = rc2;
+  rc = ostio__agree(fh->comm, rc);
+  if ((fh->amode & MPI_MODE_DELETE_ON_CLOSE)) {
+    rc2 = 0;
+    if (fh->rank == 0 && unlink(fh->path) < 0)
+      rc2 = ostio__fail(ostio__from_errno(errno), "delete on close %s: %s", fh->path,
+                        strerror(errno));
+    rc2 = ostio__agree(fh->comm, rc2);
+    if (rc == 0) rc = rc2;
+  }
+  destroy(fh);
+  return rc;
+}
+
+static int check_indep(const ostio_file *fh, int is_write, int64_t off, const void *buf,
+                       size_t len)
+{
+  if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
+  if (is_write && !fh->can_write)
+    return ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_RDONLY; cannot write", fh->path);
+  if (!is_write && !fh->can_read)
+    return ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_WRONLY; cannot read", fh->path);
+  if (!buf && len > 0) return ostio__fail(OSTIO_EINVAL, "NULL buffer for %zu bytes", len);
+  if (off < 0 || len > (uint64_t)INT64_MAX || (int64_t)len > INT64_MAX - off)
+    return ostio__fail(OSTIO_EINVAL, "offset %lld, length %zu: the range must lie in "
+                       "[0, 2^63 - 1]", (long long)off, len);
+  return 0;
+}
+
+int ostio_write_at(ostio_file *fh, int64_t offset, const void *buf, size_t len)
+{
+  int rc = check_indep(fh, 1, offset, buf, len);
+  if (rc < 0) return rc;
+  ostio__stat_add(&fh->stats, OSTIO__STAT_indep_writes, 1);
+  return len ? ostio__io_pwrite(&fh->io, buf, len, offset) : 0;
+}
+
+int ostio_read_at(ostio_file *fh, int64_t offset, void *buf, size_t len)
+{
+  int rc = check_indep(fh, 0, offset, buf, len);
+  if (rc < 0) return rc;
+  ostio__stat_add(&fh->stats, OSTIO__STAT_indep_reads, 1);
+  return len ? ostio__io_pread(&fh->io, buf, len, offset) : 0;
+}
+
+int ostio_sync(ostio_file *fh)
+{
+  if (!fh) return ostio__fail(OSTIO_EINVAL, "ostio_sync: NULL handle");
+  int rc = 0;
+  if (fsync(fh->fd) < 0)
+    rc = ostio__fail(ostio__from_errno(errno), "fsync %s: %s", fh->path, strerror(errno));
+  return ostio__agree(fh->comm, rc);
+}
+
+int ostio_get_size(ostio_file *fh, int64_t *size)
+{
+  struct stat st;
+  if (!fh || !size) return ostio__fail(OSTIO_EINVAL, "ostio_get_size: NULL argument");
+  if (fstat(fh->fd, &st) < 0)
+    return ostio__fail(ostio__from_errno(errno), "fstat %s: %s", fh->path, strerror(errno));
+  *size = (int64_t)st.st_size;
+  return 0;
+}
+
+int ostio_set_size(ostio_file *fh, int64_t size)
+{
+  if (!fh) return ostio__fail(OSTIO_EINVAL, "ostio_set_size: NULL handle");
+  int rc = 0;
+  if (size < 0) rc = ostio__fail(OSTIO_EINVAL, "ostio_set_size: size %lld < 0", (long long)size);
+  else if (!fh->can_write)
+    rc = ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_RDONLY; cannot resize", fh->path);
+  /* Every rank must agree on the size: a rank with another value is an error. */
+  int64_t mm[2] = {size, -size}, out[2];
+  if (MPI_Allreduce(mm, out, 2, MPI_INT64_T, MPI_MIN, fh->comm) != MPI_SUCCESS)
+    rc = ostio__fail(OSTIO_EMPI, "ostio_set_size: MPI_Allreduce failed");
+  else if (rc == 0 && out[0] != -out[1])
+    rc = ostio__fail(OSTIO_EINVAL, "ostio_set_size: ranks passed different sizes (%lld .. %lld)",
+                     (long long)out[0], (long long)-out[1]);
+  if (rc == 0 && fh->rank == 0 && ftruncate(fh->fd, (off_t)size) < 0)
+    rc = ostio__fail(ostio__from_errno(errno), "ftruncate %s to %lld: %s", fh->path,
+                     (long long)size, strerror(errno));
+  return ostio__agree(fh->comm, rc);
+}
+
+const ostio_layout *ostio_file_layout(const ostio_file *fh) { return fh ? fh->layout : NULL; }
+
+const char *ostio_file_strategy(const ostio_file *fh) { return fh ? fh->last_strategy : "none"; }
+
+int ostio_stat_get(const ostio_file *fh, const char *name, double *value)
+{
+  if (!fh || !name || !value) return ostio__fail(OSTIO_EINVAL, "ostio_stat_get: NULL argument");
+  return ostio__stats_get(&fh->stats, name, value);
+}

@@ -1,0 +1,31 @@
+/* An open file: everything a handle holds. See docs/collective.md. */
+#ifndef OSTIO_FILE_FILE_H
+#define OSTIO_FILE_FILE_H
+
+#include <mpi.h>
+
+#include "hints/hints.h"
+#include "io/io.h"
+#include "layout/layout.h"
+#include "stats/stats.h"
+
+struct ostio_file {
+  MPI_Comm comm;            /* private duplicate of the caller's          */
+  int rank, nprocs;
+  char *path;
+  int amode;                /* MPI_MODE_* as given                        */
+  int can_read, can_write;
+  int fd;
+  ostio__hints hints;
+  ostio_layout *layout;
+  ostio__stats stats;
+  ostio__io io;
+  int *eligible;            /* aggregator candidates, spread over nodes   */
+  int neligible;
+  const char *last_strategy;
+};
+
+/* The collective engine (engine/coll.c). */
+int ostio__coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n, void *buf);
+
+#endif

@@ -1,0 +1,3 @@
+/* placeholder: being written (issue 3) */
+#include <stdio.h>
+int main(void) { puts("placeholder"); return 1; }
