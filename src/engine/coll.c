@@ -359,7 +359,8 @@ int ostio__coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n,
     free(e);
     return ostio__agree(fh->comm, mpi_fail("MPI_Allgather"));
   }
-  ostio__call c = {.l = fh->layout, .h = &fh->hints, .nprocs = P, .is_write = is_write};
+  ostio__call c = {.l = fh->layout, .h = &fh->hints, .nprocs = P, .nnodes = fh->nnodes,
+                   .is_write = is_write};
   int wr = 0;
   int worst = summarize(all, P, &c, &wr);
   free(all);

@@ -22,3 +22,10 @@ int ostio__strategy_default_naggr(const ostio__call *c)
   }
   return best > c->nprocs ? c->nprocs : (int)best;
 }
+
+int ostio__strategy_contig_naggr(const ostio__call *c)
+{
+  int n = ostio__strategy_default_naggr(c);
+  int nodes = c->nnodes < c->nprocs ? c->nnodes : c->nprocs;
+  return nodes > n ? nodes : n;
+}

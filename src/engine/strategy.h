@@ -15,6 +15,7 @@ typedef struct ostio__call {
   const ostio_layout *l;
   const ostio__hints *h;
   int nprocs;
+  int nnodes;            /* nodes the ranks run on                        */
   int is_write;
   int64_t lo, hi;        /* span of all ranks' non-empty extents          */
   int64_t bytes;         /* over all ranks                                 */
@@ -46,5 +47,8 @@ const ostio__strategy *ostio__strategy_get(int id);
  * aggregator count of ROMIO's Lustre driver, our default for every
  * exchanging strategy so they are compared with the same aggregators. */
 int ostio__strategy_default_naggr(const ostio__call *c);
+/* For contiguous domains (even, aligned): that, but at least one per node,
+ * ROMIO's generic default (cb_config_list *:1). */
+int ostio__strategy_contig_naggr(const ostio__call *c);
 
 #endif

@@ -10,5 +10,5 @@ static int domains(const ostio__call *c, int naggr, ostio__domains *d)
 
 const ostio__strategy ostio__strategy_aligned = {
   .name = "aligned", .id = OSTIO__STRAT_ALIGNED, .exchange = 1,
-  .want = ostio__strategy_default_naggr, .domains = domains,
+  .want = ostio__strategy_contig_naggr, .domains = domains,
 };

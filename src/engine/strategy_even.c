@@ -10,5 +10,5 @@ static int domains(const ostio__call *c, int naggr, ostio__domains *d)
 
 const ostio__strategy ostio__strategy_even = {
   .name = "even", .id = OSTIO__STRAT_EVEN, .exchange = 1,
-  .want = ostio__strategy_default_naggr, .domains = domains,
+  .want = ostio__strategy_contig_naggr, .domains = domains,
 };

@@ -82,7 +82,10 @@ static int find_aggregators(ostio_file *fh)
     MPI_Allgather(&leader, 1, MPI_INT, nodes, 1, MPI_INT, fh->comm);
     MPI_Allgather(me, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
                   MPI_CHAR, fh->comm);
-    for (int i = 0; i < fh->nprocs; i++) np[i] = names + (size_t)i * MPI_MAX_PROCESSOR_NAME;
+    for (int i = 0; i < fh->nprocs; i++) {
+      np[i] = names + (size_t)i * MPI_MAX_PROCESSOR_NAME;
+      fh->nnodes += nodes[i] == i; /* a node's leader is its lowest rank */
+    }
     /* Without cb_config_list every rank may aggregate (see docs). */
     const char *list = ostio__hints_given(&fh->hints, "cb_config_list") ? fh->hints.cb_config_list : "";
     rc = ostio__aggr_eligible(fh->nprocs, nodes, np, list, fh->eligible, &fh->neligible);

@@ -22,6 +22,7 @@ struct ostio_file {
   ostio__io io;
   int *eligible;            /* aggregator candidates, spread over nodes   */
   int neligible;
+  int nnodes;
   const char *last_strategy;
 };
 

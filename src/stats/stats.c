@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/agree.h"
 #include "core/error.h"
 
 enum { RED_SUM, RED_MAX };
@@ -388,23 +389,6 @@ static int parse_spec(const char *spec, int *mode)
                      SPEC_FORMS, spec, strlen(spec) > 64 ? "..." : "");
 }
 
-/* Every rank returns the lowest code; its detail comes from the lowest rank
- * that had that code, so every rank also reports the same sentence. */
-static int agree(MPI_Comm comm, int rank, int rc)
-{
-  struct { int code, rank; } in = {rc, rank}, low;
-  if (MPI_Allreduce(&in, &low, 1, MPI_2INT, MPI_MINLOC, comm) != MPI_SUCCESS)
-    return ostio__fail(OSTIO_EMPI, "statistics report: MPI_Allreduce of the outcome failed");
-  if (low.code < 0) {
-    char text[512];
-    snprintf(text, sizeof text, "%s", ostio_last_error());
-    if (MPI_Bcast(text, (int)sizeof text, MPI_CHAR, low.rank, comm) != MPI_SUCCESS)
-      return ostio__fail(OSTIO_EMPI, "statistics report: MPI_Bcast of the error detail failed");
-    ostio__set_detail(text);
-  }
-  return low.code;
-}
-
 /* MPI reduction operator over ostio__stats_reduced (a contiguous type of
  * sizeof bytes, so MPI never splits one element). memcpy: MPI's buffers
  * need not be aligned for int64_t. */
@@ -496,8 +480,9 @@ int ostio__stats_report(MPI_Comm comm, const ostio__stats *s, const ostio__stats
   if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
     return ostio__fail(OSTIO_EMPI, "statistics report: MPI_Comm_rank failed");
 
-  /* Every rank validated its own spec; agree, then act on rank 0's mode. */
-  rc = agree(comm, rank, rc);
+  /* Every rank checked its own spec; agree (the failing rank's detail goes
+   * to all), then act on rank 0's mode. */
+  rc = ostio__agree(comm, rc);
   if (rc < 0) return rc;
   if (MPI_Bcast(&mode, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
     return ostio__fail(OSTIO_EMPI, "statistics report: MPI_Bcast of the mode failed");
@@ -506,5 +491,5 @@ int ostio__stats_report(MPI_Comm comm, const ostio__stats *s, const ostio__stats
   ostio__stats_reduced all;
   rc = reduce_to_root(comm, s, &all);
   if (rc == 0 && rank == 0) rc = emit(mode, mode == MODE_JSON ? spec + 5 : NULL, &all, info);
-  return agree(comm, rank, rc);
+  return ostio__agree(comm, rc);
 }
