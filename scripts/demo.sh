@@ -13,6 +13,7 @@ cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DOSTIO_TESTS=OFF >/dev/n
 cmake --build build/release -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
 ostio=$PWD/build/release/ostio
 example=$PWD/build/release/ostio_example_layout_query
+bench=$PWD/build/release/ostio_bench_coll
 
 work=${1:-$(mktemp -d /tmp/ostio-demo-XXXXXX)}
 mkdir -p "$work"
@@ -32,4 +33,10 @@ run "$ostio" map striped/ckpt.dat 1048000 3m
 run "$ostio" map --max-pieces 6 pfl.dat 3m 10m
 run env OSTIO_HINTS='*.dat:cb_nodes=4:cb_buffer_size=32m' "$ostio" hints striped/ckpt.dat
 run mpiexec -n 2 "$example" striped/ckpt.dat 3145728
+
+# The collective engine: one interleaved pattern with every strategy and with
+# ROMIO's MPI_File_write_all, bytes compared; then the statistics of one run.
+run mpiexec -n 2 "$bench" --dir "$work" --blocks 128 --reps 2
+printf '\n$ OSTIO_STATS=1 ... (ost, 2 ranks, stripe_count 4)\n'
+OSTIO_STATS=1 mpiexec -n 2 "$bench" --dir "$work" --blocks 64 --reps 1 --only ost >/dev/null
 printf '\nDemo finished; files are in %s\n' "$work"
