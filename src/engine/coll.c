@@ -278,6 +278,8 @@ static int two_phase(ostio_file *fh, int is_write, const ostio__strategy *s,
     }
   }
   int64_t nin = 0;
+  memset(m.rcount, 0, (size_t)P * sizeof(int));
+  memset(m.rdisp, 0, (size_t)P * sizeof(int));
   for (int a = 0; a < naggr; a++) {
     int ar = m.ranks[a];
     m.rcount[ar] = m.sp_start[a + 1] > m.sp_start[a] ? m.agg_rounds[ar] : 0;
