@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the build dependencies are present: a C compiler, make, CMake
-# (>= 3.20), Python 3 and an MPI (MPICH from Debian). As root with apt-get it
+# (>= 3.20), Python 3, an MPI (MPICH from Debian) and liburing (io_uring
+# batches; optional for the build). As root with apt-get it
 # installs what is missing; otherwise it prints the exact command to run.
 set -euo pipefail
 
@@ -12,6 +13,11 @@ need cmake cmake
 need python3 python3
 need mpicc libmpich-dev
 need mpiexec mpich
+need pkg-config pkg-config
+# liburing: the io_uring batch path (src/io/uring.c); the build works without it.
+if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists liburing; then
+  missing_pkgs+=(liburing-dev)
+fi
 # mpi.h must be reachable by mpicc (libmpich-dev provides it).
 if command -v mpicc >/dev/null 2>&1 && ! echo '#include <mpi.h>
 int main(void){return 0;}' | mpicc -x c - -o /dev/null >/dev/null 2>&1; then

@@ -156,7 +156,7 @@ int ostio__io_loop(ostio__io *io, int is_write, char *buf, size_t len, int64_t o
     ssize_t n = is_write ? pwrite(io->fd, buf + done, c.len, (off_t)at)
                          : pread(io->fd, buf + done, c.len, (off_t)at);
     if (n < 0) {
-      if (errno == EINTR || 1) continue;
+      if (errno == EINTR) continue;
       return ostio__io_fail_errno(is_write, len, off, at, errno, 0);
     }
     if (n == 0) {

@@ -66,10 +66,12 @@ int ostio__io_pwrite(ostio__io *io, const void *buf, size_t len, int64_t off);
 int ostio__io_pread(ostio__io *io, void *buf, size_t len, int64_t off);
 
 /* A batch of requests at distinct, non-overlapping file ranges, in any order.
- * write_batch issues them all (io_uring when built with liburing and the
- * kernel allows it and the batch is large enough to pay, else one pwrite
- * each, merging requests whose file ranges and buffers are both adjacent);
- * the first failure is returned after the rest were attempted or skipped. */
+ * write_batch merges requests whose file ranges and buffers are both
+ * adjacent (in a sorted copy) and issues them all: one pwrite loop each, or
+ * io_uring when built with liburing, OSTIO_IO_URING=1 (off by default: it
+ * did not pay in docs/io.md's measurements), the kernel allows it and at
+ * least uring_min requests remain; the first failure is returned after the
+ * rest were attempted. */
 typedef struct ostio__io_req {
   int64_t off;
   int64_t len;

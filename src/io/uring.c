@@ -63,7 +63,7 @@ void ostio__uring_free(ostio__io *io)
 }
 
 /* Submits nsqe prepared entries and reaps what was submitted. Returns how
- * many were submitted; fewer than nsqe means the ring is broken. */
+ * many completed; fewer than nsqe means the ring is broken. */
 static unsigned submit_and_reap(ring *g, unsigned nsqe)
 {
   unsigned submitted = 0, reaped = 0;
@@ -78,7 +78,7 @@ static unsigned submit_and_reap(ring *g, unsigned nsqe)
     int rc = io_uring_wait_cqe(&g->ring, &cqe);
     if (rc == -EINTR) continue;
     if (rc < 0) break; /* cannot happen with entries in flight; loop redoes the rest */
-    size_t i = (size_t)io_uring_cqe_get_data64(cqe);
+    size_t i = (size_t)(uintptr_t)io_uring_cqe_get_data(cqe);
     g->res[i] = cqe->res;
     g->state[i] = PENDING; /* completed: res is valid */
     io_uring_cqe_seen(&g->ring, cqe);
@@ -140,7 +140,7 @@ int ostio__uring_batch(ostio__io *io, int is_write, const ostio__io_req *r, size
         io_uring_prep_write(sqe, io->fd, q->buf, (unsigned)g->call[i].len, (uint64_t)q->off);
       else
         io_uring_prep_read(sqe, io->fd, q->buf, (unsigned)g->call[i].len, (uint64_t)q->off);
-      io_uring_sqe_set_data64(sqe, i);
+      io_uring_sqe_set_data(sqe, (void *)(uintptr_t)i); /* liburing < 2.2 lacks *_data64 */
       nsqe++; /* state stays LOOP until its completion arrives */
     }
     int broken = nsqe && submit_and_reap(g, nsqe) < nsqe;
