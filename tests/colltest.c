@@ -14,15 +14,17 @@
 #define FULL_CHECK_MAX ((int64_t)256 << 20)
 #define MARGIN ((int64_t)64 << 10)
 
-void *ct_xmalloc(size_t n)
+static void *xrealloc(void *p, size_t n)
 {
-  void *p = malloc(n ? n : 1);
-  if (!p) {
+  if (!(p = realloc(p, n ? n : 1))) {
     fprintf(stderr, "colltest: out of memory (%zu bytes)\n", n);
     abort();
   }
   return p;
 }
+
+void *ct_xmalloc(size_t n) { return xrealloc(NULL, n); }
+static void *xcalloc(size_t n, size_t size) { return memset(ct_xmalloc(n * size), 0, n * size); }
 
 uint64_t ct_mix(uint64_t a, uint64_t b)
 {
@@ -64,13 +66,6 @@ void ct_fill(uint8_t *buf, const ostio_extent *ext, size_t n, int writer, uint32
   }
 }
 
-int64_t ct_bytes(const ostio_extent *ext, size_t n)
-{
-  int64_t s = 0;
-  for (size_t i = 0; i < n; i++) s += ext[i].length;
-  return s;
-}
-
 /* ---- patterns ---------------------------------------------------------------- */
 typedef struct vec {
   ostio_extent *a;
@@ -79,15 +74,7 @@ typedef struct vec {
 
 static void vec_push(vec *v, int64_t off, int64_t len)
 {
-  if (v->n == v->cap) {
-    v->cap = v->cap ? 2 * v->cap : 16;
-    ostio_extent *a = realloc(v->a, v->cap * sizeof *a);
-    if (!a) {
-      fprintf(stderr, "colltest: out of memory\n");
-      abort();
-    }
-    v->a = a;
-  }
+  if (v->n == v->cap) v->a = xrealloc(v->a, (v->cap = v->cap ? 2 * v->cap : 16) * sizeof *v->a);
   v->a[v->n++] = (ostio_extent){off, len};
 }
 
@@ -127,10 +114,9 @@ static int finish(ct_pattern *p, vec *v, int nprocs)
 {
   size_t total = 0;
   p->nprocs = nprocs;
-  p->n = calloc((size_t)nprocs, sizeof *p->n);
-  p->ext = calloc((size_t)nprocs, sizeof *p->ext);
-  p->bytes = calloc((size_t)nprocs, sizeof *p->bytes);
-  if (!p->n || !p->ext || !p->bytes) return -1;
+  p->n = ct_xmalloc((size_t)nprocs * sizeof *p->n);
+  p->ext = ct_xmalloc((size_t)nprocs * sizeof *p->ext);
+  p->bytes = xcalloc((size_t)nprocs, sizeof *p->bytes);
   for (int r = 0; r < nprocs; r++) {
     p->n[r] = v[r].n;
     p->ext[r] = v[r].a ? v[r].a : ct_xmalloc(sizeof(ostio_extent));
@@ -151,7 +137,12 @@ static int finish(ct_pattern *p, vec *v, int nprocs)
     p->lo = p->sorted[0].off;
     p->hi = p->sorted[p->nsorted - 1].off + p->sorted[p->nsorted - 1].len;
   }
-  return ct_pattern_verify(p);
+  for (size_t i = 1; i < p->nsorted; i++)
+    if (p->sorted[i - 1].off + p->sorted[i - 1].len > p->sorted[i].off) {
+      fprintf(stderr, "colltest: generator bug: overlap at %lld\n", (long long)p->sorted[i].off);
+      return -1;
+    }
+  return 0;
 }
 
 /* Zero-length entries at random offsets in [lo, hi]; a rank with no bytes
@@ -201,7 +192,7 @@ int ct_pattern_make(ct_pattern *p, uint64_t seed, int nprocs, const ct_params *p
     return -1;
   tu_rng r;
   tu_rng_seed(&r, ct_mix(seed, 0xC0FFEEu + (uint64_t)prm->kind));
-  vec *v = calloc((size_t)nprocs, sizeof *v);
+  vec *v = xcalloc((size_t)nprocs, sizeof *v);
   int *active = ct_xmalloc(sizeof(int) * (size_t)nprocs);
   int nactive = 0, rc;
   for (int k = 0; k < nprocs; k++)
@@ -264,7 +255,7 @@ int ct_pattern_reshuffle(ct_pattern *dst, const ct_pattern *src, uint64_t seed)
   int np = src->nprocs, rc;
   memset(dst, 0, sizeof *dst);
   tu_rng_seed(&r, ct_mix(seed, 0x5EEDu));
-  vec *v = calloc((size_t)np, sizeof *v);
+  vec *v = xcalloc((size_t)np, sizeof *v);
   for (size_t i = 0; i < src->nsorted; i++) {
     int64_t off = src->sorted[i].off, end = off + src->sorted[i].len;
     int cuts = (int)tu_rng_range(&r, 0, 2);
@@ -293,30 +284,6 @@ void ct_pattern_free(ct_pattern *p)
   free(p->bytes);
   free(p->sorted);
   memset(p, 0, sizeof *p);
-}
-
-int ct_pattern_verify(const ct_pattern *p)
-{
-  int64_t total = 0;
-  for (int r = 0; r < p->nprocs; r++)
-    for (size_t i = 0; i < p->n[r]; i++) {
-      if (p->ext[r][i].offset < 0 || p->ext[r][i].length < 0) {
-        fprintf(stderr, "colltest: rank %d extent %zu negative\n", r, i);
-        return -1;
-      }
-      total += p->ext[r][i].length;
-    }
-  if (total != p->total) {
-    fprintf(stderr, "colltest: byte count %lld != %lld\n", (long long)total, (long long)p->total);
-    return -1;
-  }
-  for (size_t i = 1; i < p->nsorted; i++)
-    if (p->sorted[i - 1].off + p->sorted[i - 1].len > p->sorted[i].off) {
-      fprintf(stderr, "colltest: generator made overlapping extents at %lld\n",
-              (long long)p->sorted[i].off);
-      return -1;
-    }
-  return 0;
 }
 
 void ct_pattern_describe(const ct_pattern *p, char *buf, size_t cap)
@@ -383,6 +350,32 @@ void ct_expect_fill(const ct_expect *e, int64_t off, int64_t len, uint8_t *out)
       ct_data(a, b - a, q->rank, e->call_id[l], out + (a - off));
     }
   }
+}
+
+void ct_expect_defined(const ct_expect *e, int64_t off, int64_t len, uint8_t *mask)
+{
+  int64_t end = off + len;
+  memset(mask, 0, (size_t)len);
+  int64_t a = e->pf_lo > off ? e->pf_lo : off, b = e->pf_hi < end ? e->pf_hi : end;
+  if (b > a) memset(mask + (a - off), 1, (size_t)(b - a));
+  for (int l = 0; l < e->nlayers; l++) {
+    const ct_pattern *p = e->layer[l];
+    for (size_t i = first_after(p, off); i < p->nsorted && p->sorted[i].off < end; i++) {
+      a = p->sorted[i].off > off ? p->sorted[i].off : off;
+      b = p->sorted[i].off + p->sorted[i].len < end ? p->sorted[i].off + p->sorted[i].len : end;
+      memset(mask + (a - off), 1, (size_t)(b - a));
+    }
+  }
+}
+
+/* With holes_undefined, copies exp into act where the byte is undefined. */
+static void neutralize(const ct_expect *e, int64_t off, int64_t len, uint8_t *act,
+                       const uint8_t *exp, uint8_t *mask)
+{
+  if (!e || !e->holes_undefined) return;
+  ct_expect_defined(e, off, len, mask);
+  for (int64_t i = 0; i < len; i++)
+    if (!mask[i]) act[i] = exp[i];
 }
 
 int ct_expect_writer(const ct_expect *e, int64_t off, uint32_t *call_id)
@@ -456,7 +449,10 @@ static range *check_ranges(const ct_expect *e, int fd, int64_t size, size_t *nr)
   r = ct_xmalloc(cap * sizeof *r);
   r[n++] = (range){0, CHUNK};
   r[n++] = (range){size - MARGIN, size};
-  if (e->pf_hi > e->pf_lo) r[n++] = (range){e->pf_lo, e->pf_hi};
+  if (e->pf_hi > e->pf_lo) {  /* its ends; the middle near extents comes below */
+    r[n++] = (range){e->pf_lo, e->pf_lo + CHUNK < e->pf_hi ? e->pf_lo + CHUNK : e->pf_hi};
+    r[n++] = (range){e->pf_hi - CHUNK > e->pf_lo ? e->pf_hi - CHUNK : e->pf_lo, e->pf_hi};
+  }
   for (int l = 0; l < e->nlayers; l++)
     for (size_t i = 0; i < e->layer[l]->nsorted; i++) {
       const ct_piece *q = &e->layer[l]->sorted[i];
@@ -497,16 +493,51 @@ static range *check_ranges(const ct_expect *e, int fd, int64_t size, size_t *nr)
   return r;
 }
 
-static int64_t pread_full(int fd, uint8_t *buf, int64_t len, int64_t off)
+/* The first bad byte of a scan (its bad run, up to 16 bytes kept) and a count. */
+typedef struct scan {
+  int64_t bad, first, run, where;  /* where: caller's position of first */
+  int open;                        /* the first bad run may still grow */
+  uint8_t act[16], exp[16];
+} scan;
+
+/* Compares len bytes at file offset off; where0 is the caller's position. */
+static void scan_chunk(scan *sc, int64_t off, const uint8_t *act, const uint8_t *exp, int64_t len,
+                       int64_t where0)
 {
-  int64_t got = 0;
-  while (got < len) {
-    ssize_t k = pread(fd, buf + got, (size_t)(len - got), (off_t)(off + got));
+  if (sc->open && off != sc->first + sc->run) sc->open = 0;
+  if (!memcmp(act, exp, (size_t)len)) {
+    sc->open = 0;
+    return;
+  }
+  for (int64_t i = 0; i < len; i++) {
+    if (act[i] == exp[i]) {
+      sc->open = 0;
+      continue;
+    }
+    if (sc->bad++ == 0) {
+      sc->first = off + i;
+      sc->where = where0 + i;
+      sc->open = 1;
+    }
+    if (sc->open && sc->run < 16) {
+      sc->act[sc->run] = act[i];
+      sc->exp[sc->run] = exp[i];
+    }
+    if (sc->open) sc->run++;
+  }
+}
+
+/* Reads len bytes at off; what lies past EOF (or fails) reads as zeros. */
+static void pread_full(int fd, uint8_t *buf, int64_t len, int64_t off)
+{
+  size_t got = 0;
+  while (got < (size_t)len) {
+    ssize_t k = pread(fd, buf + got, (size_t)len - got, (off_t)off + (off_t)got);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) break;
-    got += k;
+    got += (size_t)k;
   }
-  return got;
+  memset(buf + got, 0, (size_t)len - got);
 }
 
 int ct_agree(MPI_Comm comm, int ok)
@@ -542,59 +573,38 @@ static int check_root(const char *path_a, const char *path_b, const ct_expect *e
             (unsigned long long)seed);
     ok = 0;
   }
-  int64_t n = size > want ? size : want, bad = 0, first = -1, run = 0;
-  int open_run = 0;  /* the first bad run may still grow */
+  int64_t n = size > want ? size : want;
   uint8_t *act = ct_xmalloc((size_t)CHUNK), *exp = ct_xmalloc((size_t)CHUNK);
-  uint8_t fa0[16], fe0[16];
-  int64_t fan = 0;
+  uint8_t *mask = ct_xmalloc((size_t)CHUNK);
+  scan sc = {.first = -1};
   size_t nr = 0;
   range *rg = check_ranges(e, fa, n, &nr);
   for (size_t k = 0; k < nr; k++)
     for (int64_t off = rg[k].lo; off < rg[k].hi; off += CHUNK) {
       int64_t len = rg[k].hi - off < CHUNK ? rg[k].hi - off : CHUNK;
-      int64_t ga = pread_full(fa, act, len, off);
-      memset(act + ga, 0, (size_t)(len - ga));  /* past EOF: a size error already */
+      pread_full(fa, act, len, off);  /* past EOF: zeros (a size error already) */
       if (path_b) {
-        int64_t gb = pread_full(fb, exp, len, off);
-        memset(exp + gb, 0, (size_t)(len - gb));
+        pread_full(fb, exp, len, off);
       } else {
         ct_expect_fill(e, off, len, exp);
       }
-      if (open_run && off != first + run) open_run = 0;
-      if (!memcmp(act, exp, (size_t)len)) {
-        open_run = 0;
-        continue;
-      }
-      for (int64_t i = 0; i < len; i++) {
-        if (act[i] == exp[i]) {
-          open_run = 0;
-          continue;
-        }
-        bad++;
-        if (first < 0) {
-          first = off + i;
-          open_run = 1;
-          fan = len - i < 16 ? len - i : 16;
-          memcpy(fa0, act + i, (size_t)fan);
-          memcpy(fe0, exp + i, (size_t)fan);
-        }
-        if (open_run) run++;
-      }
+      neutralize(e, off, len, act, exp, mask);
+      scan_chunk(&sc, off, act, exp, len, off);
     }
-  if (first >= 0) {
+  if (sc.bad) {
     char w[96], g[96];
-    who(e, first, w, sizeof w);
-    guess(e, first, fa0, fan, g, sizeof g);
+    who(e, sc.first, w, sizeof w);
+    guess(e, sc.first, sc.act, sc.run < 16 ? sc.run : 16, g, sizeof g);
     fprintf(stderr, "MISMATCH %s: %s offset %lld: expected 0x%02x (%s%s%s), actual 0x%02x "
             "(looks like %s); first bad run %lld bytes, %lld bad bytes in total [seed %llu]\n",
-            what, path_a, (long long)first, fe0[0], path_b ? "as in " : "", path_b ? path_b : "",
-            path_b ? (e ? ", " : "") : "", fa0[0], g, (long long)run,
-            (long long)bad, (unsigned long long)seed);
-    if (path_b && e) fprintf(stderr, "  byte at %lld should be %s\n", (long long)first, w);
-    else if (!path_b) fprintf(stderr, "  byte at %lld: %s\n", (long long)first, w);
+            what, path_a, (long long)sc.first, sc.exp[0], path_b ? "as in " : "",
+            path_b ? path_b : "", path_b ? "" : w, sc.act[0], g, (long long)sc.run,
+            (long long)sc.bad, (unsigned long long)seed);
+    if (path_b && e) fprintf(stderr, "  the byte at %lld is %s\n", (long long)sc.first, w);
     ok = 0;
   }
   free(rg);
+  free(mask);
   free(act);
   free(exp);
   close(fa);
@@ -605,10 +615,7 @@ static int check_root(const char *path_a, const char *path_b, const ct_expect *e
 int ct_check_file(MPI_Comm comm, const char *path, const ct_expect *e, uint64_t seed,
                   const char *what)
 {
-  int rank, ok = 1;
-  MPI_Comm_rank(comm, &rank);
-  if (rank == 0) ok = check_root(path, NULL, e, seed, what);
-  return ct_agree(comm, ok);
+  return ct_compare_files(comm, path, NULL, e, seed, what);
 }
 
 int ct_compare_files(MPI_Comm comm, const char *path_a, const char *path_b,
@@ -623,35 +630,38 @@ int ct_compare_files(MPI_Comm comm, const char *path_a, const char *path_b,
 int64_t ct_check_buf(const ct_expect *e, const ostio_extent *ext, size_t n,
                      const uint8_t *buf, int rank, uint64_t seed, const char *what)
 {
-  int64_t bad = 0, pos = 0;
-  uint8_t *exp = ct_xmalloc((size_t)CHUNK);
-  for (size_t i = 0; i < n; i++) {
+  int64_t pos = 0;
+  size_t ebad = 0;
+  uint8_t *exp = ct_xmalloc((size_t)CHUNK), *tmp = ct_xmalloc((size_t)CHUNK);
+  uint8_t *mask = ct_xmalloc((size_t)CHUNK);
+  scan sc = {.first = -1};
+  for (size_t i = 0; i < n; pos += ext[i++].length)
     for (int64_t d = 0; d < ext[i].length; d += CHUNK) {
       int64_t len = ext[i].length - d < CHUNK ? ext[i].length - d : CHUNK;
       int64_t off = ext[i].offset + d;
-      const uint8_t *act = buf + pos + d;
+      memcpy(tmp, buf + pos + d, (size_t)len);
       ct_expect_fill(e, off, len, exp);
-      if (!memcmp(exp, act, (size_t)len)) continue;
-      for (int64_t j = 0; j < len; j++) {
-        if (exp[j] == act[j]) continue;
-        if (bad++ == 0) {
-          char w[96], g[96];
-          who(e, off + j, w, sizeof w);
-          guess(e, off + j, act + j, len - j, g, sizeof g);
-          fprintf(stderr, "MISMATCH %s: rank %d extent #%zu [%lld, +%lld) file offset %lld "
-                  "(buffer position %lld): expected 0x%02x (%s), read 0x%02x (looks like %s) "
-                  "[seed %llu]\n", what, rank, i, (long long)ext[i].offset,
-                  (long long)ext[i].length, (long long)(off + j), (long long)(pos + d + j),
-                  exp[j], w, act[j], g, (unsigned long long)seed);
-        }
-      }
+      neutralize(e, off, len, tmp, exp, mask);
+      sc.open = 0;  /* a run never continues into another extent */
+      int64_t before = sc.bad;
+      scan_chunk(&sc, off, tmp, exp, len, pos + d);
+      if (!before && sc.bad) ebad = i;
     }
-    pos += ext[i].length;
+  if (sc.bad) {
+    char w[96], g[96];
+    who(e, sc.first, w, sizeof w);
+    guess(e, sc.first, sc.act, sc.run < 16 ? sc.run : 16, g, sizeof g);
+    fprintf(stderr, "MISMATCH %s: rank %d extent #%zu [%lld, +%lld) file offset %lld (buffer "
+            "position %lld): expected 0x%02x (%s), read 0x%02x (looks like %s); first bad run "
+            "%lld bytes, %lld bad bytes in the buffer [seed %llu]\n", what, rank, ebad,
+            (long long)ext[ebad].offset, (long long)ext[ebad].length, (long long)sc.first,
+            (long long)sc.where, sc.exp[0], w, sc.act[0], g, (long long)sc.run,
+            (long long)sc.bad, (unsigned long long)seed);
   }
-  if (bad) fprintf(stderr, "MISMATCH %s: rank %d: %lld bad bytes in the buffer [seed %llu]\n",
-                   what, rank, (long long)bad, (unsigned long long)seed);
   free(exp);
-  return bad;
+  free(tmp);
+  free(mask);
+  return sc.bad;
 }
 
 /* ---- setup ------------------------------------------------------------------- */

@@ -56,9 +56,10 @@ typedef struct ct_params {
   int64_t block;       /* CT_STRIDED: block size; CT_RANDOM/SPARSE: longest extent */
   int holes;           /* CT_RANDOM/SPARSE: 0 packs extents back to back,
                           1 leaves random gaps                               */
-  int zero_len;        /* add zero-length entries (random offsets)            */
+  int zero_len;        /* add 0-3 zero-length entries per rank, at random
+                          offsets anywhere in the range (any kind)           */
   int empty_ranks;     /* CT_RANDOM/SPARSE: let some ranks have no extents    */
-  int shuffle;         /* shuffle each rank's list (CT_RANDOM always does)    */
+  int shuffle;         /* shuffle each rank's list (RANDOM/SPARSE always do)  */
   int clusters;        /* CT_SPARSE_HIGH: windows (default 3)                 */
   int64_t gap;         /* CT_SPARSE_HIGH: distance of windows (default 1 GiB) */
 } ct_params;
@@ -91,9 +92,6 @@ int ct_pattern_make(ct_pattern *p, uint64_t seed, int nprocs, const ct_params *p
 int ct_pattern_reshuffle(ct_pattern *dst, const ct_pattern *src, uint64_t seed);
 /* Frees and zeroes; safe on a zeroed pattern. */
 void ct_pattern_free(ct_pattern *p);
-/* Checks the invariants (disjoint, bytes, sorted view); 0 or -1 with a
- * message on stderr. For testing the generator itself. */
-int ct_pattern_verify(const ct_pattern *p);
 /* One line: kind, ranks, extents, bytes, [lo, hi). */
 void ct_pattern_describe(const ct_pattern *p, char *buf, size_t cap);
 const char *ct_kind_name(int kind);
@@ -106,8 +104,6 @@ void ct_data(int64_t off, int64_t len, int writer, uint32_t call_id, uint8_t *ou
 /* Fills buf with the bytes of ext[0..n) back to back in list order (the
  * layout ostio_write_all expects). buf holds at least the sum of lengths. */
 void ct_fill(uint8_t *buf, const ostio_extent *ext, size_t n, int writer, uint32_t call_id);
-/* Sum of lengths. */
-int64_t ct_bytes(const ostio_extent *ext, size_t n);
 /* malloc of max(n, 1) bytes (never NULL: aborts the test on failure). */
 void *ct_xmalloc(size_t n);
 
@@ -118,6 +114,9 @@ typedef struct ct_expect {
   const ct_pattern *layer[CT_MAX_LAYERS];   /* borrowed; later layers win     */
   uint32_t call_id[CT_MAX_LAYERS];
   int64_t pf_lo, pf_hi;                      /* pre-filled with CT_SENTINEL  */
+  int holes_undefined;  /* 1: bytes neither written nor pre-filled may hold
+                           anything (ROMIO's read-modify-write fills holes
+                           past EOF with junk); the checkers skip them       */
 } ct_expect;
 
 /* Starts an expectation with a pre-filled range (pf_lo == pf_hi: none). */
@@ -130,6 +129,8 @@ int64_t ct_expect_size(const ct_expect *e);
  * pre-filled range, else 0 (holes, and past the end of file as read_all
  * returns it). */
 void ct_expect_fill(const ct_expect *e, int64_t off, int64_t len, uint8_t *out);
+/* mask[i] = 1 when the byte at off+i is defined: written or pre-filled. */
+void ct_expect_defined(const ct_expect *e, int64_t off, int64_t len, uint8_t *mask);
 /* Who should have written the byte at off: the rank (and *call_id), or -1
  * when nobody did (then *call_id = 0). */
 int ct_expect_writer(const ct_expect *e, int64_t off, uint32_t *call_id);
@@ -140,8 +141,11 @@ int ct_expect_writer(const ct_expect *e, int64_t off, uint32_t *call_id);
 
 /* Collective over comm. Rank 0 checks the file at path: size ==
  * ct_expect_size(e), and every byte of [0, size) when size <= 256 MiB; for
- * larger (sparse) files the pre-filled range, every written extent with 64 KiB
- * around it, the first 1 MiB and the last 64 KiB. Returns 1 on every rank
+ * larger (sparse) files every written extent with 64 KiB around it, the
+ * first and last MiB of the pre-filled range, the first MiB and the last 64
+ * KiB of the file, and the data regions the file system reports
+ * (SEEK_DATA), at most 256 MiB in all. With e->holes_undefined, bytes
+ * neither written nor pre-filled are not compared. Returns 1 on every rank
  * when the file is right, else 0 (agreed with MPI_Allreduce). */
 int ct_check_file(MPI_Comm comm, const char *path, const ct_expect *e, uint64_t seed,
                   const char *what);
@@ -149,8 +153,11 @@ int ct_check_file(MPI_Comm comm, const char *path, const ct_expect *e, uint64_t 
  * Returns the number of wrong bytes (0 = right); reports the first one. */
 int64_t ct_check_buf(const ct_expect *e, const ostio_extent *ext, size_t n,
                      const uint8_t *buf, int rank, uint64_t seed, const char *what);
-/* Rank 0 compares two files byte for byte (sizes too); e (may be NULL) only
- * names the expected byte and writer in the report. Collective; agreed. */
+/* Rank 0 compares two files byte for byte (sizes too; path_b NULL: the same
+ * as ct_check_file). e (may be NULL)
+ * names the writer of a bad byte in the report, and with holes_undefined the
+ * bytes it leaves undefined are skipped; with e, sparse files (> 256 MiB) are
+ * compared in the ranges ct_check_file would read. Collective; agreed. */
 int ct_compare_files(MPI_Comm comm, const char *path_a, const char *path_b,
                      const ct_expect *e, uint64_t seed, const char *what);
 /* Logical AND of ok over comm (MPI_Allreduce MIN); 1 when every rank is ok. */

@@ -10,7 +10,7 @@
  *
  * OSTIO_TEST_SEED reproduces a run; OSTIO_COLL_CASE=k runs case k alone;
  * OSTIO_COLL_CASES=n overrides the number of cases; OSTIO_COLL_VERBOSE=1
- * prints every case. */
+ * prints every case; OSTIO_COLL_DUMP=1 also prints every rank's extents. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +116,10 @@ static void make_case(tcase *tc, int idx)
   if (kind == CT_SPARSE_HIGH) hi = lo + tc->prm.span;
   switch (tu_rng_range(&r, 0, 3)) {
   case 0: break;
-  case 1: tc->pf_lo = 0; tc->pf_hi = hi + tu_rng_range(&r, 0, tc->S); break;
+  case 1:  /* from 0 (sparse: from just below the first window) to past the end */
+    tc->pf_lo = kind == CT_SPARSE_HIGH ? lo - tu_rng_range(&r, 0, tc->S) : 0;
+    tc->pf_hi = hi + tu_rng_range(&r, 0, tc->S);
+    break;
   case 2:
     tc->pf_lo = lo + (hi - lo) / 4 + tu_rng_range(&r, 0, 100);
     tc->pf_hi = hi - (hi - lo) / 4;
@@ -167,12 +170,8 @@ static int read_check(const tcase *tc, ostio_file *fh, const ct_pattern *p, cons
   int rc = ostio_read_all(fh, p->ext[g_rank], n, buf);
   if (rc != 0) fprintf(stderr, "case %d %s: rank %d: ostio_read_all: %s (%s)\n", tc->idx, label,
                        g_rank, ostio_errname(rc), ostio_last_error());
-  int ok = ct_agree(MPI_COMM_WORLD, rc == 0);
-  verdict(tc, ok, label);
-  if (ok) {
-    int64_t bad = ct_check_buf(e, p->ext[g_rank], n, buf, g_rank, g_seed, what);
-    ok = verdict(tc, ct_agree(MPI_COMM_WORLD, bad == 0), what);
-  }
+  int64_t bad = rc == 0 ? ct_check_buf(e, p->ext[g_rank], n, buf, g_rank, g_seed, what) : 0;
+  int ok = verdict(tc, ct_agree(MPI_COMM_WORLD, rc == 0 && bad == 0), what);
   free(buf);
   return ok;
 }
@@ -186,10 +185,25 @@ static int write_pattern(const tcase *tc, ostio_file *fh, const ct_pattern *p, u
   if (rc != 0) fprintf(stderr, "case %d %s: rank %d: ostio_write_all: %s (%s)\n", tc->idx, label,
                        g_rank, ostio_errname(rc), ostio_last_error());
   free(buf);
-  int codes[2] = {rc, -rc};
+  int codes[2] = {rc, -rc};  /* max and -min of the codes, in one collective */
   MPI_Allreduce(MPI_IN_PLACE, codes, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   verdict(tc, codes[0] == -codes[1], "write_all returns the same code on every rank");
-  return verdict(tc, ct_agree(MPI_COMM_WORLD, rc == 0), label);
+  return verdict(tc, codes[0] == 0 && codes[1] == 0, label);
+}
+
+/* OSTIO_COLL_DUMP=1: every rank prints its list, in order, for a reproducer. */
+static void dump(const ct_pattern *p, const char *label)
+{
+  for (int r = 0; r < g_np; r++) {
+    if (r == g_rank) {
+      printf("%s rank %d, %zu entries:", label, r, p->n[r]);
+      for (size_t i = 0; i < p->n[r]; i++)
+        printf(" {%lld,%lld}", (long long)p->ext[r][i].offset, (long long)p->ext[r][i].length);
+      printf("\n");
+      fflush(stdout);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
 }
 
 static void run_case(const tcase *tc, const char *dir)
@@ -210,25 +224,27 @@ static void run_case(const tcase *tc, const char *dir)
   ct_pattern_describe(&p1, d1, sizeof d1);
   if (g_rank == 0 && getenv("OSTIO_COLL_VERBOSE"))
     printf("%s\n  write 1: %s\n", tc->desc, d1);
+  if (getenv("OSTIO_COLL_DUMP")) dump(&p1, "write 1");
   if (ct_info(tc->spec, &info) < 0) abort();
   int rc = ostio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
   MPI_Info_free(&info);
   if (rc != 0) fprintf(stderr, "case %d: rank %d: ostio_open: %s (%s)\n", tc->idx, g_rank,
                        ostio_errname(rc), ostio_last_error());
-  if (!verdict(tc, ct_agree(MPI_COMM_WORLD, rc == 0), "ostio_open")) {
+  /* Opened everywhere, and the striping hints of the new file are honoured. */
+  ostio_layout_component c = {0};
+  const ostio_layout *l = rc == 0 ? ostio_file_layout(fh) : NULL;
+  int oks[2] = {rc == 0, l && ostio_layout_get_component(l, 0, &c) == 0 && c.stripe_count == tc->K &&
+                             c.stripe_size == tc->S};
+  MPI_Allreduce(MPI_IN_PLACE, oks, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!verdict(tc, oks[0], "ostio_open")) {
     if (fh) ostio_close(&fh);
     ct_pattern_free(&p1);
     return;
   }
-  /* The striping hints of a new file are honoured. */
-  const ostio_layout *l = ostio_file_layout(fh);
-  ostio_layout_component c = {0};
-  ok = l && ostio_layout_get_component(l, 0, &c) == 0 && c.stripe_count == tc->K &&
-       c.stripe_size == tc->S;
-  if (!ok && g_rank == 0)
+  if (!oks[1] && g_rank == 0)
     fprintf(stderr, "case %d: layout %d x %lld, asked for %d x %lld\n", tc->idx,
             (int)c.stripe_count, (long long)c.stripe_size, tc->K, (long long)tc->S);
-  verdict(tc, ct_agree(MPI_COMM_WORLD, ok), "new file has the striping hints' layout");
+  verdict(tc, oks[1], "new file has the striping hints' layout");
 
   verdict(tc, ct_prefill(MPI_COMM_WORLD, path, tc->pf_lo, tc->pf_hi) == 0, "prefill");
   ct_expect_init(&e, tc->pf_lo, tc->pf_hi);
@@ -236,20 +252,21 @@ static void run_case(const tcase *tc, const char *dir)
   if (write_pattern(tc, fh, &p1, 1, "write_all #1")) {
     snprintf(what, sizeof what, "case %d file after write #1", tc->idx);
     ok = verdict(tc, ct_check_file(MPI_COMM_WORLD, path, &e, g_seed, what), what);
+    /* The hinted strategy was used; no more aggregators than cb_nodes. */
     const char *s = ostio_file_strategy(fh);
     ok = tc->strategy == 4 ? (!strcmp(s, "even") || !strcmp(s, "aligned") || !strcmp(s, "ost") ||
                               !strcmp(s, "independent"))
                            : !strcmp(s, strat_name[tc->strategy]);
-    if (!ok && g_rank == 0) fprintf(stderr, "case %d: strategy used: %s\n", tc->idx, s);
-    verdict(tc, ct_agree(MPI_COMM_WORLD, ok), "ostio_file_strategy is the hinted one");
-    double amax = 0;
-    ok = ostio_stat_get(fh, "aggr_max", &amax) == 0;
-    MPI_Allreduce(MPI_IN_PLACE, &amax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    ok = ok && amax <= g_np && (!tc->cb_nodes || amax <= tc->cb_nodes);
+    if (!ok) fprintf(stderr, "case %d: rank %d: strategy used: %s\n", tc->idx, g_rank, s);
+    double v[3] = {0, !ok, 0};
+    v[2] = ostio_stat_get(fh, "aggr_max", &v[0]) != 0;
+    MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    verdict(tc, v[1] == 0, "ostio_file_strategy is the hinted one");
+    ok = v[2] == 0 && v[0] <= g_np && (!tc->cb_nodes || v[0] <= tc->cb_nodes);
     if (!ok && g_rank == 0)
-      fprintf(stderr, "case %d: aggr_max %g (cb_nodes %d, %d ranks)\n", tc->idx, amax,
+      fprintf(stderr, "case %d: aggr_max %g (cb_nodes %d, %d ranks)\n", tc->idx, v[0],
               tc->cb_nodes, g_np);
-    verdict(tc, ct_agree(MPI_COMM_WORLD, ok), "aggregators <= cb_nodes and <= ranks");
+    verdict(tc, ok, "aggregators <= cb_nodes and <= ranks");
 
     read_check(tc, fh, &p1, &e, "read_all, same extents");
     if (ct_pattern_reshuffle(&p1b, &p1, tc->seed) == 0) {
@@ -266,10 +283,22 @@ static void run_case(const tcase *tc, const char *dir)
       read_check(tc, fh, &p3, &e, "read_all, unrelated extents (holes, past EOF)");
       ct_pattern_free(&p3);
     }
+    /* Every 4th case: calls that name no byte (zero-length entries past EOF
+     * and above 2^33, or none) write nothing, extend nothing, read nothing. */
+    if (tc->idx % 4 == 3) {
+      ostio_extent z[2] = {{size + 1 + g_rank, 0}, {((int64_t)1 << 33) + g_rank, 0}};
+      uint8_t one = 0x77;
+      int zr = ostio_write_all(fh, z, (size_t)(g_rank % 3), &one);
+      if (zr == 0) zr = ostio_read_all(fh, z, (size_t)(g_rank % 3), &one);
+      if (zr != 0) fprintf(stderr, "case %d: rank %d: empty call: %s (%s)\n", tc->idx, g_rank,
+                           ostio_errname(zr), ostio_last_error());
+      verdict(tc, ct_agree(MPI_COMM_WORLD, zr == 0 && one == 0x77), "calls without bytes");
+    }
     /* Second write in the same open, overwriting part of the first. */
     if (tc->prm2.kind >= 0 && ct_pattern_make(&p2, ct_mix(tc->seed, 2), g_np, &tc->prm2) == 0) {
       have2 = 1;
       ct_pattern_describe(&p2, d2, sizeof d2);
+      if (getenv("OSTIO_COLL_DUMP")) dump(&p2, "write 2");
       if (g_rank == 0 && getenv("OSTIO_COLL_VERBOSE")) printf("  write 2: %s\n", d2);
       ct_expect_add(&e, &p2, 2);
       if (write_pattern(tc, fh, &p2, 2, "write_all #2")) {
@@ -318,7 +347,9 @@ int main(int argc, char **argv)
   for (int i = only >= 0 ? only : 0; i < (only >= 0 ? only + 1 : ncases); i++, ran++) {
     tcase tc;
     make_case(&tc, i);
+    double tc0 = MPI_Wtime();
     run_case(&tc, dir);
+    if (g_rank == 0 && getenv("OSTIO_COLL_VERBOSE")) printf("  %.2f s\n", MPI_Wtime() - tc0);
   }
   ct_rmtree(MPI_COMM_WORLD, dir);
   long bad = tu_failed, allbad = 0;
