@@ -81,6 +81,7 @@ static MPI_Info make_info(const opts *o, const char *strategy)
   MPI_Info_set(info, "striping_factor", v);
   snprintf(v, sizeof v, "%lld", o->stripe_size);
   MPI_Info_set(info, "striping_unit", v);
+  MPI_Info_set(info, "start_iodevice", "0"); /* emulated layouts then list OSTs 0..K-1 */
   snprintf(v, sizeof v, "%lld", o->cb);
   MPI_Info_set(info, "cb_buffer_size", v);
   /* Same aggregator count for ROMIO as ostio's default. */
