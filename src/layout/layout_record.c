@@ -17,65 +17,46 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/strbuf.h"
 
 #define RECORD_MAX (1 << 20)
 
-typedef struct { char *buf; size_t len, cap; int oom; } sbuf;
-
-static void put(sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *s, const char *fmt, ...)
-{
-  va_list ap;
-  for (;;) {
-    size_t room = s->cap - s->len;
-    va_start(ap, fmt);
-    int n = s->buf ? vsnprintf(s->buf + s->len, room, fmt, ap) : -1;
-    va_end(ap);
-    if (n >= 0 && (size_t)n < room) { s->len += (size_t)n; return; }
-    size_t ncap = s->cap ? 2 * s->cap : 256;
-    while (n >= 0 && ncap - s->len <= (size_t)n) ncap *= 2;
-    char *grown = realloc(s->buf, ncap);
-    if (!grown) { s->oom = 1; return; }
-    s->buf = grown;
-    s->cap = ncap;
-  }
-}
 
 /* "0-3,8,10-11": runs of consecutive indices collapse to ranges. */
-static void put_osts(sbuf *s, const int32_t *osts, int32_t n)
+static void put_osts(ostio__sbuf *s, const int32_t *osts, int32_t n)
 {
   for (int32_t i = 0; i < n;) {
     int32_t j = i;
     while (j + 1 < n && osts[j + 1] == osts[j] + 1) j++;
-    put(s, "%s%" PRId32, i ? "," : "", osts[i]);
-    if (j > i) put(s, "-%" PRId32, osts[j]);
+    ostio__sbuf_put(s, "%s%" PRId32, i ? "," : "", osts[i]);
+    if (j > i) ostio__sbuf_put(s, "-%" PRId32, osts[j]);
     i = j + 1;
   }
 }
 
 int ostio__record_encode(const ostio_layout *l, char **text, size_t *len)
 {
-  sbuf s = {0};
+  ostio__sbuf s = {0};
   *text = NULL;
   int rc = ostio__layout_validate(l);
   if (rc < 0) return rc;
-  put(&s, "%s %d\n", OSTIO__RECORD_MAGIC, OSTIO__RECORD_VERSION);
+  ostio__sbuf_put(&s, "%s %d\n", OSTIO__RECORD_MAGIC, OSTIO__RECORD_VERSION);
   for (int i = 0; i < l->ncomp; i++) {
     const ostio__comp *c = &l->comp[i];
-    put(&s, "component start=%" PRId64 " end=", c->start);
-    if (c->end == OSTIO_EOF) put(&s, "eof");
-    else put(&s, "%" PRId64, c->end);
-    put(&s, " stripe_size=%" PRId64 " stripe_count=%" PRId32 " first_ost=%" PRId32
+    ostio__sbuf_put(&s, "component start=%" PRId64 " end=", c->start);
+    if (c->end == OSTIO_EOF) ostio__sbuf_put(&s, "eof");
+    else ostio__sbuf_put(&s, "%" PRId64, c->end);
+    ostio__sbuf_put(&s, " stripe_size=%" PRId64 " stripe_count=%" PRId32 " first_ost=%" PRId32
             " pattern=raid0%s instantiated=%d",
         c->stripe_size, c->stripe_count, c->first_ost,
         (c->pattern & OSTIO_PATTERN_OVERSTRIPING) ? ",overstriping" : "",
         c->instantiated ? 1 : 0);
     if (c->osts) {
-      put(&s, " osts=");
+      ostio__sbuf_put(&s, " osts=");
       put_osts(&s, c->osts, c->stripe_count);
     }
-    if (c->pool[0]) put(&s, " pool=%s", c->pool);
-    put(&s, "\n");
+    if (c->pool[0]) ostio__sbuf_put(&s, " pool=%s", c->pool);
+    ostio__sbuf_put(&s, "\n");
   }
   if (s.oom) {
     free(s.buf);

@@ -14,6 +14,7 @@
 
 #include "core/agree.h"
 #include "core/error.h"
+#include "core/strbuf.h"
 
 enum { RED_SUM, RED_MAX };
 
@@ -136,31 +137,9 @@ static void merge(ostio__stats_reduced *a, const ostio__stats_reduced *b)
   a->nprocs += b->nprocs;
 }
 
-/* ---- growing text buffer ------------------------------------------------ */
+/* ---- text output (core/strbuf.h) ---------------------------------------- */
 
-typedef struct { char *buf; size_t len, cap; int oom; } sbuf;
-
-static void put(sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *s, const char *fmt, ...)
-{
-  va_list ap;
-  if (s->oom) return;
-  for (;;) {
-    size_t room = s->cap - s->len;
-    va_start(ap, fmt);
-    int n = s->buf ? vsnprintf(s->buf + s->len, room, fmt, ap) : -1;
-    va_end(ap);
-    if (n >= 0 && (size_t)n < room) { s->len += (size_t)n; return; }
-    size_t ncap = s->cap ? 2 * s->cap : 1024;
-    while (n >= 0 && ncap - s->len <= (size_t)n) ncap *= 2;
-    char *grown = realloc(s->buf, ncap);
-    if (!grown) { s->oom = 1; return; }
-    s->buf = grown;
-    s->cap = ncap;
-  }
-}
-
-static int finish(sbuf *s, char **out, const char *what)
+static int finish(ostio__sbuf *s, char **out, const char *what)
 {
   if (s->oom || !s->buf) {
     free(s->buf);
@@ -173,11 +152,11 @@ static int finish(sbuf *s, char **out, const char *what)
 /* ---- text report ---------------------------------------------------------- */
 
 /* A string for a terminal: control characters become '?'. */
-static void put_plain(sbuf *s, const char *str)
+static void put_plain(ostio__sbuf *s, const char *str)
 {
-  if (!str) { put(s, "-"); return; }
+  if (!str) { ostio__sbuf_put(s, "-"); return; }
   for (const unsigned char *p = (const unsigned char *)str; *p; p++)
-    put(s, "%c", *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
+    ostio__sbuf_put(s, "%c", *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
 }
 
 /* mean = num / den with two decimals, or "-" when den is 0. */
@@ -193,7 +172,7 @@ static const char *ratio_text(char *buf, size_t cap, int64_t num, int64_t den)
 int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_info *info,
                              char **out)
 {
-  sbuf s = {0};
+  ostio__sbuf s = {0};
   char a[32], b[32];
   if (!out) return ostio__fail(OSTIO_EINVAL, "statistics text: NULL output pointer");
   *out = NULL;
@@ -201,14 +180,14 @@ int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_i
   ostio__stats_info none = {0};
   if (!info) info = &none;
 
-  put(&s, "ostio stats for ");
+  ostio__sbuf_put(&s, "ostio stats for ");
   put_plain(&s, info->path);
-  put(&s, "\n  ranks %d, strategy hint ", r->nprocs);
+  ostio__sbuf_put(&s, "\n  ranks %d, strategy hint ", r->nprocs);
   put_plain(&s, info->strategy);
-  put(&s, "\n  layout %d x %" PRId64 " B, %d component%s, source ", info->stripe_count,
+  ostio__sbuf_put(&s, "\n  layout %d x %" PRId64 " B, %d component%s, source ", info->stripe_count,
       info->stripe_size, info->ncomponents, info->ncomponents == 1 ? "" : "s");
   put_plain(&s, info->layout_source);
-  put(&s, "\n" COLS, "counter", "total over ranks", "max of one rank");
+  ostio__sbuf_put(&s, "\n" COLS, "counter", "total over ranks", "max of one rank");
 
   int omitted = 0;
   for (int i = 0; i < OSTIO__NSTAT; i++) {
@@ -219,29 +198,29 @@ int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_i
     if (counters[i].reduce == RED_SUM) snprintf(a, sizeof a, "%" PRId64, r->sum[i]);
     else snprintf(a, sizeof a, "-");
     snprintf(b, sizeof b, "%" PRId64, r->max[i]);
-    put(&s, COLS, counters[i].name, a, b);
+    ostio__sbuf_put(&s, COLS, counters[i].name, a, b);
   }
   if (omitted)
-    put(&s, "  (%d counter%s zero on every rank not shown)\n", omitted, omitted == 1 ? "" : "s");
+    ostio__sbuf_put(&s, "  (%d counter%s zero on every rank not shown)\n", omitted, omitted == 1 ? "" : "s");
 
   const int64_t *sum = r->sum, *max = r->max;
-  put(&s, "  objects per aggregator per call: max %" PRId64 ", mean %s\n",
+  ostio__sbuf_put(&s, "  objects per aggregator per call: max %" PRId64 ", mean %s\n",
       max[OSTIO__STAT_objects_max],
       ratio_text(a, sizeof a, sum[OSTIO__STAT_objects_touched], sum[OSTIO__STAT_aggr_calls]));
-  put(&s, "  OSTs per aggregator per call: max %" PRId64 ", mean %s\n",
+  ostio__sbuf_put(&s, "  OSTs per aggregator per call: max %" PRId64 ", mean %s\n",
       max[OSTIO__STAT_osts_max],
       ratio_text(a, sizeof a, sum[OSTIO__STAT_osts_touched], sum[OSTIO__STAT_aggr_calls]));
-  put(&s, "  bytes per system write: mean %s\n",
+  ostio__sbuf_put(&s, "  bytes per system write: mean %s\n",
       ratio_text(a, sizeof a, sum[OSTIO__STAT_bytes_written], sum[OSTIO__STAT_sys_writes]));
-  put(&s, "  bytes per system read: mean %s\n",
+  ostio__sbuf_put(&s, "  bytes per system read: mean %s\n",
       ratio_text(a, sizeof a, sum[OSTIO__STAT_bytes_read], sum[OSTIO__STAT_sys_reads]));
 
-  put(&s, COLS, "timer (seconds)", "max of one rank", "mean");
+  ostio__sbuf_put(&s, COLS, "timer (seconds)", "max of one rank", "mean");
   for (int i = 0; i < OSTIO__NTIMER; i++) {
     snprintf(a, sizeof a, "%.6f", r->tmax[i]);
     if (r->nprocs > 0) snprintf(b, sizeof b, "%.6f", r->tsum[i] / r->nprocs);
     else snprintf(b, sizeof b, "-");
-    put(&s, COLS, timers[i].name, a, b);
+    ostio__sbuf_put(&s, COLS, timers[i].name, a, b);
   }
   return finish(&s, out, "report");
 }
@@ -272,24 +251,24 @@ static int utf8_len(const unsigned char *p)
 /* A JSON string (null for NULL): quotes, backslashes and control characters
  * escaped; bytes that are not UTF-8 become U+FFFD, so the document stays
  * valid whatever the path holds. */
-static void put_json_string(sbuf *s, const char *str)
+static void put_json_string(ostio__sbuf *s, const char *str)
 {
-  if (!str) { put(s, "null"); return; }
-  put(s, "\"");
+  if (!str) { ostio__sbuf_put(s, "null"); return; }
+  ostio__sbuf_put(s, "\"");
   const unsigned char *p = (const unsigned char *)str;
   while (*p) {
     unsigned c = *p;
     int n = utf8_len(p);
-    if (c == '"' || c == '\\') put(s, "\\%c", (char)c);
-    else if (c == '\n') put(s, "\\n");
-    else if (c == '\t') put(s, "\\t");
-    else if (c == '\r') put(s, "\\r");
-    else if (c < 0x20 || c == 0x7f) put(s, "\\u%04x", c);
-    else if (n == 0) put(s, "\\ufffd");
-    else put(s, "%.*s", n, (const char *)p);
+    if (c == '"' || c == '\\') ostio__sbuf_put(s, "\\%c", (char)c);
+    else if (c == '\n') ostio__sbuf_put(s, "\\n");
+    else if (c == '\t') ostio__sbuf_put(s, "\\t");
+    else if (c == '\r') ostio__sbuf_put(s, "\\r");
+    else if (c < 0x20 || c == 0x7f) ostio__sbuf_put(s, "\\u%04x", c);
+    else if (n == 0) ostio__sbuf_put(s, "\\ufffd");
+    else ostio__sbuf_put(s, "%.*s", n, (const char *)p);
     p += n ? n : 1;
   }
-  put(s, "\"");
+  ostio__sbuf_put(s, "\"");
 }
 
 /* A JSON number for v (null when not finite). The decimal point is forced
@@ -325,7 +304,7 @@ static const char *json_ratio(char *buf, size_t cap, int64_t num, int64_t den)
 int ostio__stats_format_json(const ostio__stats_reduced *r, const ostio__stats_info *info,
                              char **out)
 {
-  sbuf s = {0};
+  ostio__sbuf s = {0};
   char a[64], b[64];
   if (!out) return ostio__fail(OSTIO_EINVAL, "statistics JSON: NULL output pointer");
   *out = NULL;
@@ -333,38 +312,38 @@ int ostio__stats_format_json(const ostio__stats_reduced *r, const ostio__stats_i
   ostio__stats_info none = {0};
   if (!info) info = &none;
 
-  put(&s, "{\n  \"format\": \"ostio-stats\",\n  \"version\": 1,\n  \"file\": ");
+  ostio__sbuf_put(&s, "{\n  \"format\": \"ostio-stats\",\n  \"version\": 1,\n  \"file\": ");
   put_json_string(&s, info->path);
-  put(&s, ",\n  \"nprocs\": %d,\n", r->nprocs);
-  put(&s, "  \"layout\": {\"stripe_count\": %d, \"stripe_size\": %" PRId64
+  ostio__sbuf_put(&s, ",\n  \"nprocs\": %d,\n", r->nprocs);
+  ostio__sbuf_put(&s, "  \"layout\": {\"stripe_count\": %d, \"stripe_size\": %" PRId64
           ", \"ncomponents\": %d, \"source\": ",
       info->stripe_count, info->stripe_size, info->ncomponents);
   put_json_string(&s, info->layout_source);
-  put(&s, "},\n  \"strategy\": ");
+  ostio__sbuf_put(&s, "},\n  \"strategy\": ");
   put_json_string(&s, info->strategy);
 
-  put(&s, ",\n  \"counters\": {\n");
+  ostio__sbuf_put(&s, ",\n  \"counters\": {\n");
   for (int i = 0; i < OSTIO__NSTAT; i++)
-    put(&s, "    \"%s\": {\"sum\": %" PRId64 ", \"max\": %" PRId64 ", \"min\": %" PRId64 "}%s\n",
+    ostio__sbuf_put(&s, "    \"%s\": {\"sum\": %" PRId64 ", \"max\": %" PRId64 ", \"min\": %" PRId64 "}%s\n",
         counters[i].name, r->sum[i], r->max[i], r->min[i], i + 1 < OSTIO__NSTAT ? "," : "");
-  put(&s, "  },\n  \"timers\": {\n");
+  ostio__sbuf_put(&s, "  },\n  \"timers\": {\n");
   for (int i = 0; i < OSTIO__NTIMER; i++)
-    put(&s, "    \"%s\": {\"sum\": %s, \"max\": %s}%s\n", timers[i].name,
+    ostio__sbuf_put(&s, "    \"%s\": {\"sum\": %s, \"max\": %s}%s\n", timers[i].name,
         json_double(a, sizeof a, r->tsum[i]), json_double(b, sizeof b, r->tmax[i]),
         i + 1 < OSTIO__NTIMER ? "," : "");
 
   const int64_t *sum = r->sum, *max = r->max;
   int64_t calls = sum[OSTIO__STAT_aggr_calls];
-  put(&s, "  },\n  \"derived\": {\n");
-  put(&s, "    \"objects_per_aggregator_max\": %" PRId64 ",\n", max[OSTIO__STAT_objects_max]);
-  put(&s, "    \"objects_per_aggregator_mean\": %s,\n",
+  ostio__sbuf_put(&s, "  },\n  \"derived\": {\n");
+  ostio__sbuf_put(&s, "    \"objects_per_aggregator_max\": %" PRId64 ",\n", max[OSTIO__STAT_objects_max]);
+  ostio__sbuf_put(&s, "    \"objects_per_aggregator_mean\": %s,\n",
       json_ratio(a, sizeof a, sum[OSTIO__STAT_objects_touched], calls));
-  put(&s, "    \"osts_per_aggregator_max\": %" PRId64 ",\n", max[OSTIO__STAT_osts_max]);
-  put(&s, "    \"osts_per_aggregator_mean\": %s,\n",
+  ostio__sbuf_put(&s, "    \"osts_per_aggregator_max\": %" PRId64 ",\n", max[OSTIO__STAT_osts_max]);
+  ostio__sbuf_put(&s, "    \"osts_per_aggregator_mean\": %s,\n",
       json_ratio(a, sizeof a, sum[OSTIO__STAT_osts_touched], calls));
-  put(&s, "    \"bytes_per_sys_write_mean\": %s,\n",
+  ostio__sbuf_put(&s, "    \"bytes_per_sys_write_mean\": %s,\n",
       json_ratio(a, sizeof a, sum[OSTIO__STAT_bytes_written], sum[OSTIO__STAT_sys_writes]));
-  put(&s, "    \"bytes_per_sys_read_mean\": %s\n  }\n}\n",
+  ostio__sbuf_put(&s, "    \"bytes_per_sys_read_mean\": %s\n  }\n}\n",
       json_ratio(a, sizeof a, sum[OSTIO__STAT_bytes_read], sum[OSTIO__STAT_sys_reads]));
   return finish(&s, out, "JSON");
 }
