@@ -5,127 +5,41 @@
  * and a bad OSTIO_FAULT at open. Every rank returns the same code, the
  * failing rank has a detail, bytes nobody named keep their sentinel, and the
  * next call on the same handle works. Each strategy is tried. */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <signal.h>
 
-#include "ostio.h"
-#include "testutil.h"
+#include "collcase.h"
 
 #define COMM MPI_COMM_WORLD
-#define SENT 0xA5
-#define T_SENT 0u              /* tags: sentinel, any bytes, else data */
-#define T_ANY 2u
 #define BASE 100               /* block i: LEN bytes at BASE + i * STRIDE, */
 #define STRIDE 1000            /* owned by rank i % nprocs                 */
 #define LEN 800
 #define MAXR 64
 
-static int rank, nprocs, nblocks;
-static int64_t region;
+static int rank, nprocs;
+static cc_blocks blk;          /* 4 blocks a rank; [0, region) pre-filled */
 static char dir[512], path[700], casename[160];
 static uint32_t next_tag = 3;
 
-static uint64_t pword(int64_t w, uint32_t tag)
-{
-  uint64_t x = (uint64_t)w * 0x9E3779B97F4A7C15ull ^ ((uint64_t)tag * 0xBF58476D1CE4E5B9ull);
-  x ^= x >> 31;
-  x *= 0x94D049BB133111EBull;
-  return x ^ (x >> 29);
-}
-static void efill(uint8_t *b, int64_t off, int64_t len, uint32_t tag)
-{
-  if (tag <= T_ANY) {
-    memset(b, SENT, (size_t)len);
-    return;
-  }
-  int64_t i = 0; /* byte k of a word is bits 8k..8k+7 of its hash */
-  for (; i < len && ((off + i) & 7); i++) b[i] = (uint8_t)(pword((off + i) >> 3, tag) >> (8 * ((off + i) & 7)));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  for (uint64_t x; i + 8 <= len; i += 8) x = pword((off + i) >> 3, tag), memcpy(b + i, &x, 8);
-#endif
-  for (; i < len; i++) b[i] = (uint8_t)(pword((off + i) >> 3, tag) >> (8 * ((off + i) & 7)));
-}
-static int64_t efind(const uint8_t *b, int64_t off, int64_t len, uint32_t tag)
-{
-  uint8_t e[STRIDE];
-  if (tag == T_ANY) return -1;
-  for (int64_t i = 0; i < len; i += STRIDE) {
-    int64_t c = len - i < STRIDE ? len - i : STRIDE;
-    efill(e, off + i, c, tag);
-    for (int64_t j = 0; j < c; j++)
-      if (b[i + j] != e[j]) return i + j;
-  }
-  return -1;
-}
-static size_t pattern(int r, ostio_extent *e)
-{
-  size_t n = 0;
-  for (int i = r; i < nblocks; i += nprocs) e[n++] = (ostio_extent){BASE + (int64_t)i * STRIDE, LEN};
-  return n;
-}
-/* Rank 0: data blocks hold tag's bytes (T_ANY: anything), holes the sentinel. */
-static void check_file(uint32_t tag, const char *when)
-{
-  static uint8_t b[BASE + 4 * MAXR * STRIDE + STRIDE];
-  int fd = open(path, O_RDONLY);
-  ssize_t got = fd >= 0 ? pread(fd, b, (size_t)region, 0) : -1;
-  if (fd >= 0) close(fd);
-  if (!CHECKF(got == region, "%s %s: read %zd of %lld bytes", casename, when, got, (long long)region))
-    return;
-  for (int64_t pos = 0; pos < region;) {
-    int64_t k = pos < BASE ? -1 : (pos - BASE) / STRIDE, bs = BASE + k * STRIDE;
-    int data = k >= 0 && k < nblocks && pos < bs + LEN;
-    int64_t next = k < 0 ? BASE : data ? bs + LEN : bs + STRIDE;
-    if (next > region) next = region;
-    int64_t bad = efind(b + pos, pos, next - pos, data ? tag : T_SENT);
-    if (bad >= 0) {
-      CHECKF(0, "%s %s: byte %lld is 0x%02x (%s expected)", casename, when, (long long)(pos + bad),
-             b[pos + bad], data ? "data" : "sentinel");
-      return;
-    }
-    pos = next;
-  }
-  CHECK(1);
-}
+static size_t pattern(int r, ostio_extent *e) { return cc_cyclic(r, nprocs, blk.nblocks, BASE, STRIDE, LEN, e); }
+/* Rank 0: data blocks hold tag's bytes (CC_T_ANY: anything), holes the sentinel. */
+static void check_file(uint32_t tag, const char *when) { cc_blocks_check(&blk, path, tag, casename, when); }
 
-static int expect_rc(int rc, int want, const char *call)
-{
-  int v[2] = {rc, -rc}; /* one reduction: the smallest and the largest code */
-  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, COMM);
-  int lo = v[0], hi = -v[1];
-  CHECKF(lo == hi, "%s: %s returned different codes over ranks (%s..%s)", casename, call,
-         ostio_errname(lo), ostio_errname(hi));
-  return CHECKF(rc == want, "%s: %s gave %s, expected %s (%s)", casename, call, ostio_errname(rc),
-                ostio_errname(want), ostio_last_error()) && lo == hi;
-}
-static int all_ok(int ok)
-{
-  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, COMM);
-  return ok;
-}
 static MPI_Info base_info(const char *strategy)
 {
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "striping_factor", "4");
-  MPI_Info_set(info, "striping_unit", "4096");
-  MPI_Info_set(info, "cb_config_list", "*:*");
-  MPI_Info_set(info, "ostio_strategy", strategy);
-  return info;
+  char hints[128];
+  snprintf(hints, sizeof hints, "striping_factor=4;striping_unit=4096;cb_config_list=*:*;ostio_strategy=%s",
+           strategy);
+  return cc_info(hints);
 }
 static int xopen(const char *strategy, int amode, ostio_file **fh)
 {
   MPI_Info info = base_info(strategy);
-  int rc = ostio_open(COMM, path, amode, info, fh);
+  int ok = cc_open(path, amode, info, fh, 0, casename);
   MPI_Info_free(&info);
-  int ok = expect_rc(rc, 0, "ostio_open");
-  if (all_ok(ok && *fh)) return 1;
-  if (*fh) ostio_close(fh);
-  return 0;
+  return ok;
 }
 /* A good write_all of a new tag, checked on disk (and read back). */
 static void good_write(ostio_file *fh, int readback)
@@ -133,16 +47,13 @@ static void good_write(ostio_file *fh, int readback)
   ostio_extent e[4 * MAXR];
   size_t n = pattern(rank, e);
   uint32_t tag = next_tag++;
-  uint8_t *b = malloc(n * LEN + 1);
-  for (size_t i = 0; i < n; i++) efill(b + i * LEN, e[i].offset, LEN, tag);
-  expect_rc(ostio_write_all(fh, e, n, b), 0, "the next write_all"); /* also a barrier */
+  uint8_t *b = cc_pack(e, n, tag);
+  cc_expect_rc(ostio_write_all(fh, e, n, b), 0, casename, "the next write_all"); /* also a barrier */
   if (rank == 0) check_file(tag, "after the next write_all");
   if (readback) {
     memset(b, 0, n * LEN);
-    expect_rc(ostio_read_all(fh, e, n, b), 0, "the next read_all");
-    for (size_t i = 0; i < n; i++)
-      CHECKF(efind(b + i * LEN, e[i].offset, LEN, tag) < 0, "%s: next read_all, block at %lld",
-             casename, (long long)e[i].offset);
+    cc_expect_rc(ostio_read_all(fh, e, n, b), 0, casename, "the next read_all");
+    cc_check_each(b, e, n, tag, casename, "next read_all, block");
   }
   free(b);
 }
@@ -164,7 +75,7 @@ static void bad_call(ostio_file *fh, const char *strategy, int kind, int is_writ
   ostio_file *f = fh;
   snprintf(casename, sizeof casename, "%s %s %s on %s", strategy, is_write ? "write_all" : "read_all",
            kname[kind], all ? "every rank" : "the last rank");
-  for (size_t i = 0; i < n; i++) efill(buf + i * LEN, e[i].offset, LEN, next_tag + 1000);
+  cc_fill_ext(buf, e, n, next_tag + 1000);
   if (bad) switch (kind) {
     case K_FH_NULL: f = NULL; break;
     case K_EXT_NULL: ep = NULL; break;
@@ -177,9 +88,9 @@ static void bad_call(ostio_file *fh, const char *strategy, int kind, int is_writ
   }
   int rc = is_write ? ostio_write_all(f, ep, n, bp) : ostio_read_all(f, ep, n, bp);
   if (bad) CHECKF(ostio_last_error()[0], "%s: no detail on the failing rank", casename);
-  expect_rc(rc, kcode[kind], is_write ? "ostio_write_all" : "ostio_read_all");
+  cc_expect_rc(rc, kcode[kind], casename, is_write ? "ostio_write_all" : "ostio_read_all");
   free(buf);
-  if (rank == 0) check_file(T_ANY, "after the failed call");
+  if (rank == 0) check_file(CC_T_ANY, "after the failed call");
   good_write(fh, !is_write);
 }
 
@@ -214,7 +125,7 @@ static void open_errors(void)
       unsetenv("OSTIO_HINTS");
       unsetenv("OSTIO_FAULT");
       MPI_Info_free(&info);
-      expect_rc(rc, want, "ostio_open");
+      cc_expect_rc(rc, want, casename, "ostio_open");
       CHECKF(fh == NULL, "%s: a handle after a failed open", casename);
       if (fh) ostio_close(&fh);
     }
@@ -223,7 +134,7 @@ static void open_errors(void)
   ostio_file *fh = NULL;
   if (xopen("auto", MPI_MODE_RDWR, &fh)) {
     good_write(fh, 1);
-    expect_rc(ostio_close(&fh), 0, "ostio_close");
+    cc_expect_rc(ostio_close(&fh), 0, casename, "ostio_close");
   }
 }
 
@@ -243,29 +154,18 @@ static void access_errors(void)
       int rc = wr ? ostio_write_all(fh, m ? e : NULL, m, m ? buf : NULL)
                   : ostio_read_all(fh, m ? e : NULL, m, m ? buf : NULL);
       if (m) CHECKF(ostio_last_error()[0], "%s: no detail", casename);
-      expect_rc(rc, OSTIO_EACCES, wr ? "ostio_write_all" : "ostio_read_all");
+      cc_expect_rc(rc, OSTIO_EACCES, casename, wr ? "ostio_write_all" : "ostio_read_all");
       if (rank == 0) check_file(next_tag - 1, "after the refused call");
       if (wr) { /* the read-only handle still reads */
         memset(buf, 0, n * LEN);
-        expect_rc(ostio_read_all(fh, e, n, buf), 0, "the next read_all");
-        for (size_t i = 0; i < n; i++)
-          CHECKF(efind(buf + i * LEN, e[i].offset, LEN, next_tag - 1) < 0, "%s: block at %lld",
-                 casename, (long long)e[i].offset);
+        cc_expect_rc(ostio_read_all(fh, e, n, buf), 0, casename, "the next read_all");
+        cc_check_each(buf, e, n, next_tag - 1, casename, "block");
       } else {
         good_write(fh, 0);
       }
-      expect_rc(ostio_close(&fh), 0, "ostio_close");
+      cc_expect_rc(ostio_close(&fh), 0, casename, "ostio_close");
     }
   free(buf);
-}
-
-static void on_alarm(int sig)
-{
-  char m[256];
-  (void)sig;
-  int len = snprintf(m, sizeof m, "test_coll_errors: rank %d stuck for 60 s in case: %s\n", rank, casename);
-  if (write(2, m, (size_t)len)) {}
-  _exit(3);
 }
 
 int main(int argc, char **argv)
@@ -275,24 +175,15 @@ int main(int argc, char **argv)
   /* Oversubscribed runs are slow: above 2 ranks, the argument checks (EINVAL)
    * run under even and independent only, the overlap checks under every
    * strategy (each has its own path to them). OSTIO_TEST_ALL=1: everything. */
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(COMM, &rank);
-  MPI_Comm_size(COMM, &nprocs);
+  if (cc_init(&argc, &argv, "test_coll_errors", MAXR, &rank, &nprocs)) return 1;
   int full = nprocs <= 2 || (all_env && *all_env);
   int verbose = getenv("OSTIO_TEST_VERBOSE") && *getenv("OSTIO_TEST_VERBOSE");
   double t0 = MPI_Wtime();
-  if (nprocs > MAXR) {
-    if (rank == 0) printf("test_coll_errors: at most %d ranks\n", MAXR);
-    MPI_Finalize();
-    return 1;
-  }
-  nblocks = 4 * nprocs;
-  region = BASE + (int64_t)nblocks * STRIDE + 1000;
+  blk = (cc_blocks){BASE, STRIDE, LEN, 4 * nprocs, BASE + (int64_t)4 * nprocs * STRIDE + 1000};
   unsetenv("OSTIO_FAULT");
   unsetenv("OSTIO_HINTS");
-  signal(SIGALRM, on_alarm);
-  if (rank == 0 && tu_tmpdir(dir, sizeof dir, "collerrors") < 0) perror("mkdtemp");
-  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, COMM);
+  cc_watchdog(60, casename);
+  cc_tmpdir(dir, sizeof dir, "collerrors");
   snprintf(path, sizeof path, "%s/file", dir);
 
   for (int s = 0; s < 5; s++) {
@@ -300,14 +191,7 @@ int main(int argc, char **argv)
     snprintf(casename, sizeof casename, "%s: create", strategies[s]);
     alarm(60);
     if (!xopen(strategies[s], MPI_MODE_CREATE | MPI_MODE_RDWR, &fh)) continue;
-    if (rank == 0) { /* the sentinel everywhere */
-      uint8_t *b = malloc((size_t)region);
-      memset(b, SENT, (size_t)region);
-      int fd = open(path, O_WRONLY);
-      CHECK(fd >= 0 && pwrite(fd, b, (size_t)region, 0) == region && ftruncate(fd, region) == 0);
-      if (fd >= 0) close(fd);
-      free(b);
-    }
+    if (rank == 0) cc_blocks_prefill(&blk, path); /* the sentinel everywhere */
     MPI_Barrier(COMM);
     good_write(fh, 1);
     for (int kind = 0; kind < NK; kind++)
@@ -321,7 +205,7 @@ int main(int argc, char **argv)
           bad_call(fh, strategies[s], kind, wr, all);
         }
     snprintf(casename, sizeof casename, "%s: close", strategies[s]);
-    expect_rc(ostio_close(&fh), 0, "ostio_close");
+    cc_expect_rc(ostio_close(&fh), 0, casename, "ostio_close");
     if (verbose && rank == 0) fprintf(stderr, "# %-12s %6.2f s\n", strategies[s], MPI_Wtime() - t0);
   }
   alarm(120);
@@ -335,21 +219,9 @@ int main(int argc, char **argv)
     snprintf(casename, sizeof casename, "ostio_stat_get of an unknown name");
     if (xopen("auto", MPI_MODE_RDONLY, &fh)) {
       CHECK(ostio_stat_get(fh, "no_such_counter", &v) == OSTIO_EINVAL && strstr(ostio_last_error(), "sys_writes"));
-      expect_rc(ostio_close(&fh), 0, "ostio_close");
+      cc_expect_rc(ostio_close(&fh), 0, casename, "ostio_close");
     }
   }
   alarm(0);
-  MPI_Barrier(COMM);
-  if (rank == 0) tu_rmtree(dir);
-  long bad = tu_failed, allbad = 0;
-  MPI_Allreduce(&bad, &allbad, 1, MPI_LONG, MPI_SUM, COMM);
-  int status = 0;
-  if (rank == 0) {
-    printf("ranks %d: ", nprocs);
-    tu_failed = allbad;
-    status = TEST_DONE();
-  }
-  MPI_Bcast(&status, 1, MPI_INT, 0, COMM);
-  MPI_Finalize();
-  return status;
+  return CC_FINISH();
 }
