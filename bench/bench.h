@@ -1,0 +1,143 @@
+/* ostio-bench runner (issue 4): an IOR-style benchmark that drives one
+ * access pattern (bench/patterns.h) through ostio (each strategy), MPI-IO
+ * (ROMIO, via an hindexed file view) and POSIX, in the same run.
+ *
+ * Three parts, so tests call each directly:
+ *   bench_args.c   pure: IOR-like flags -> ob_config (usage errors name the flag)
+ *   bench_run.c    MPI: open / io / close per iteration, API and phase -> ob_results
+ *   bench_report.c pure: summary (min / median / max MiB/s), ratios to mpiio,
+ *                  text table, JSON document ("format": "ostio-bench", version 1)
+ * Nothing here prints (progress goes through a callback), exits or aborts;
+ * failures are return codes, agreed over the ranks by the runner.
+ *
+ * Testing hook: OSTIO_BENCH_CORRUPT=1 makes the runner flip one byte of each
+ * file it has just written (after the write phase's close, outside the
+ * timing), so -W / -R must report a verification failure. */
+#ifndef OSTIO_BENCH_H
+#define OSTIO_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "patterns.h"
+
+enum {
+  OB_OK = 0,
+  OB_EUSAGE = -1,   /* bad flag or impossible combination: exit status 2 */
+  OB_EVERIFY = -2,  /* -W / -R found wrong bytes: exit status 1           */
+  OB_EIO = -3,      /* an open, read, write, sync or close failed: 1      */
+  OB_ENOMEM = -4    /* 1                                                  */
+};
+
+typedef enum { OB_API_OSTIO = 0, OB_API_MPIIO, OB_API_POSIX } ob_api_kind;
+
+typedef struct ob_api {
+  int kind;                 /* ob_api_kind                                       */
+  char strategy[16];        /* ostio: even|aligned|ost|independent|auto ("" = auto) */
+  char name[32];            /* as given: "ostio:ost", "mpiio", "posix"          */
+} ob_api;
+
+#define OB_MAX_APIS 16
+#define OB_MAX_HINTS 32
+#define OB_PATH_MAX 1024
+
+typedef double (*ob_clock_fn)(void *ctx);
+typedef void (*ob_progress_fn)(void *ctx, const char *line);
+
+typedef struct ob_config {
+  ob_api apis[OB_MAX_APIS];
+  int napis;
+  ob_pattern_opts pat;      /* -p -b -t -s --btio-class --seed                   */
+  int file_per_proc;        /* -F                                                */
+  int collective;           /* -c: MPI-IO uses write_at_all / read_at_all        */
+  int write, read;          /* -w -r (neither given: both)                       */
+  int fsync;                /* -e                                                */
+  int reorder;              /* -C: rank r reads what rank (r + 1) mod P wrote    */
+  int iterations;           /* -i, counted in the summary                        */
+  int warmup;               /* --warmup N: extra first iterations, not counted  */
+  int verify_write;         /* -W: read back with pread and check after writing */
+  int verify_read;          /* -R: check the bytes of the read phase            */
+  int keep;                 /* -k: keep the files                                */
+  char path[OB_PATH_MAX];   /* -o: files are PATH.API (and .RANK with -F)        */
+  char json[OB_PATH_MAX];   /* --json FILE, "" = none                            */
+  int nhints;               /* -O key=value                                      */
+  char hint_key[OB_MAX_HINTS][64];
+  char hint_val[OB_MAX_HINTS][256];
+  int stripe_count;         /* --stripe-count, 0 = not set                       */
+  int64_t stripe_size;      /* --stripe-size, 0 = not set                        */
+  int help;                 /* -h / --help seen                                  */
+  ob_clock_fn clock;        /* NULL: MPI_Wtime; tests pass a fake clock          */
+  void *clock_ctx;
+  ob_progress_fn progress;  /* NULL: silent; main prints rank 0's lines         */
+  void *progress_ctx;
+} ob_config;
+
+/* ---- bench_args.c (pure) ---------------------------------------------- */
+void ob_config_defaults(ob_config *c);
+/* Parses argv[1..argc). OB_EUSAGE with a sentence naming the flag in err. */
+int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t errcap);
+/* "1m" -> 1048576; k m g (either case) are powers of 1024. -1 if invalid. */
+int64_t ob_parse_size(const char *s);
+/* ostio, ostio:STRATEGY, mpiio, posix -> api; -1 if invalid. */
+int ob_parse_api(const char *s, ob_api *api);
+/* The --help text, every flag with its default. */
+void ob_usage(FILE *out);
+
+/* ---- results ------------------------------------------------------------ */
+enum { OB_PHASE_WRITE = 0, OB_PHASE_READ = 1 };
+
+typedef struct ob_result {
+  int iteration;            /* 0-based, warm-up iterations first                 */
+  int warmup;               /* 1 when excluded from the summary                  */
+  int api;                  /* index into config apis                            */
+  int phase;                /* OB_PHASE_*                                        */
+  int64_t bytes;            /* all ranks                                         */
+  double t_open, t_io, t_close; /* max over ranks of each phase part (s)        */
+  double t_total;           /* last close end - first open start (s)             */
+  double bw_mib;            /* bytes / t_total / 2^20                            */
+  int64_t verify_errors;    /* ranks whose check failed                          */
+  double aggr_max, objects_max, sys_writes, sys_reads; /* ostio stats, -1 if n/a */
+  char strategy[16];        /* ostio_file_strategy after the phase, "" if n/a    */
+} ob_result;
+
+typedef struct ob_results {
+  ob_result *r;
+  int n, cap;
+  int nprocs;
+  int64_t total_bytes;      /* per phase, all ranks                              */
+} ob_results;
+
+void ob_results_free(ob_results *res);
+/* Appends one result (copied). OB_ENOMEM. */
+int ob_results_add(ob_results *res, const ob_result *r);
+
+/* ---- bench_run.c (MPI, collective over MPI_COMM_WORLD) ----------------- */
+/* Runs every iteration x API x phase. The same return code on every rank;
+ * err holds a sentence for a failure (usage errors name the flag). Results
+ * are complete on every rank. */
+int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap);
+/* Bytes per MiB/s: bytes / seconds / 2^20; 0 when seconds <= 0. */
+double ob_bandwidth_mib(int64_t bytes, double seconds);
+
+/* ---- bench_report.c (pure) --------------------------------------------- */
+typedef struct ob_summary {
+  int api, phase;
+  int count;                /* non-warm-up iterations                            */
+  double bw_min, bw_median, bw_max, bw_mean;
+  double t_open, t_io, t_close, t_total; /* means                              */
+  double ratio;             /* bw_median / mpiio's bw_median, 0 if no mpiio     */
+  double aggr_max, objects_max, sys_writes, sys_reads; /* max over iterations */
+} ob_summary;
+
+/* Median of v[0..n) (mean of the middle two for even n); v is sorted in place. */
+double ob_median(double *v, int n);
+/* One summary per (API, phase) with at least one counted iteration, in
+ * config order. *out is malloc'ed (free it); returns the count or OB_ENOMEM. */
+int ob_summarize(const ob_config *c, const ob_results *res, ob_summary **out);
+/* IOR-like text: per-iteration lines, then the summary table. */
+void ob_report_text(FILE *f, const ob_config *c, const ob_results *res);
+/* The JSON document. */
+void ob_report_json(FILE *f, const ob_config *c, const ob_results *res);
+
+#endif

@@ -1,0 +1,287 @@
+/* ostio-bench flags (IOR names where IOR has them) -> ob_config. Pure: no
+ * MPI, no I/O; every usage error is OB_EUSAGE with a sentence naming the
+ * flag. Impossible pattern combinations (btio with a non-square rank count,
+ * -b not a multiple of -t, ...) are found when the plan is built
+ * (ob_pattern_build), also as OB_EUSAGE. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+static int usage_err(char *err, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int usage_err(char *err, size_t cap, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  if (err && cap) vsnprintf(err, cap, fmt, ap);
+  va_end(ap);
+  return OB_EUSAGE;
+}
+
+void ob_config_defaults(ob_config *c)
+{
+  memset(c, 0, sizeof *c);
+  ob_pattern_defaults(OB_PAT_IOR, &c->pat);
+  c->napis = 1;
+  c->apis[0] = (ob_api){OB_API_OSTIO, "auto", "ostio"};
+  c->iterations = 1;
+  c->warmup = 1;
+  snprintf(c->path, sizeof c->path, "%s", "./ostio-bench.dat");
+}
+
+int64_t ob_parse_size(const char *s)
+{
+  if (!s || !isdigit((unsigned char)*s)) return -1;
+  errno = 0;
+  char *end;
+  long long v = strtoll(s, &end, 10);
+  if (errno || v < 0) return -1;
+  int shift = 0;
+  switch (*end) {
+  case '\0': break;
+  case 'k': case 'K': shift = 10; end++; break;
+  case 'm': case 'M': shift = 20; end++; break;
+  case 'g': case 'G': shift = 30; end++; break;
+  default: return -1;
+  }
+  if (*end) return -1;
+  if (v > (INT64_MAX >> shift)) return -1;
+  return (int64_t)v << shift;
+}
+
+static const char *const strategies[] = {"even", "aligned", "ost", "independent", "auto"};
+
+int ob_parse_api(const char *s, ob_api *api)
+{
+  memset(api, 0, sizeof *api);
+  if (strlen(s) >= sizeof api->name) return -1;
+  snprintf(api->name, sizeof api->name, "%s", s);
+  if (!strcmp(s, "mpiio")) return api->kind = OB_API_MPIIO, 0;
+  if (!strcmp(s, "posix")) return api->kind = OB_API_POSIX, 0;
+  if (!strcmp(s, "ostio")) {
+    api->kind = OB_API_OSTIO;
+    snprintf(api->strategy, sizeof api->strategy, "auto");
+    return 0;
+  }
+  if (strncmp(s, "ostio:", 6) != 0) return -1;
+  for (size_t i = 0; i < sizeof strategies / sizeof *strategies; i++)
+    if (!strcmp(s + 6, strategies[i])) {
+      api->kind = OB_API_OSTIO;
+      snprintf(api->strategy, sizeof api->strategy, "%s", strategies[i]);
+      return 0;
+    }
+  return -1;
+}
+
+static int parse_apis(const char *list, ob_config *c, char *err, size_t cap)
+{
+  char buf[512];
+  if (strlen(list) >= sizeof buf) return usage_err(err, cap, "-a: list too long");
+  snprintf(buf, sizeof buf, "%s", list);
+  c->napis = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    ob_api a;
+    if (ob_parse_api(tok, &a) < 0)
+      return usage_err(err, cap, "-a: unknown API \"%s\" (accepted: ostio, ostio:even, "
+                       "ostio:aligned, ostio:ost, ostio:independent, ostio:auto, mpiio, posix)",
+                       tok);
+    for (int i = 0; i < c->napis; i++)
+      if (!strcmp(c->apis[i].name, a.name))
+        return usage_err(err, cap, "-a: API \"%s\" listed twice", tok);
+    if (c->napis == OB_MAX_APIS)
+      return usage_err(err, cap, "-a: at most %d APIs", OB_MAX_APIS);
+    c->apis[c->napis++] = a;
+  }
+  if (c->napis == 0) return usage_err(err, cap, "-a: empty API list");
+  return OB_OK;
+}
+
+static int parse_count(const char *flag, const char *v, int64_t lo, int64_t *out, char *err,
+                       size_t cap)
+{
+  int64_t n = ob_parse_size(v);
+  if (n < lo)
+    return usage_err(err, cap, "%s: \"%s\" is not a count >= %lld (k, m, g suffixes allowed)",
+                     flag, v, (long long)lo);
+  *out = n;
+  return OB_OK;
+}
+
+/* The flags that take a value. */
+static int takes_value(const char *a)
+{
+  static const char *const with[] = {"-a", "-b", "-t", "-s", "-p", "--btio-class", "-i",
+                                     "--warmup", "-o", "-O", "--json", "--stripe-count",
+                                     "--stripe-size", "--seed", "--flash-blocks",
+                                     "--flash-nxb"};
+  for (size_t i = 0; i < sizeof with / sizeof *with; i++)
+    if (!strcmp(a, with[i])) return 1;
+  return 0;
+}
+
+int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
+{
+  ob_config_defaults(c);
+  int64_t block = -1, transfer = -1, segments = -1, seed = -1, fblocks = -1, fnxb = -1, n;
+  int kind = OB_PAT_IOR;
+  char btio_class = 0;
+  int rc;
+  for (int i = 1; i < argc; i++) {
+    char flag[64];
+    const char *a = argv[i], *v = NULL;
+    const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+    if (eq && (size_t)(eq - a) < sizeof flag) { /* --flag=value */
+      snprintf(flag, sizeof flag, "%.*s", (int)(eq - a), a);
+      a = flag;
+      v = eq + 1;
+    }
+    if (takes_value(a) && !v) {
+      if (i + 1 >= argc) return usage_err(err, cap, "%s: needs a value", a);
+      v = argv[++i];
+    } else if (!takes_value(a) && v) {
+      return usage_err(err, cap, "%s: takes no value", a);
+    }
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) c->help = 1;
+    else if (!strcmp(a, "-a")) { if ((rc = parse_apis(v, c, err, cap))) return rc; }
+    else if (!strcmp(a, "-b")) { if ((rc = parse_count(a, v, 1, &block, err, cap))) return rc; }
+    else if (!strcmp(a, "-t")) { if ((rc = parse_count(a, v, 1, &transfer, err, cap))) return rc; }
+    else if (!strcmp(a, "-s")) { if ((rc = parse_count(a, v, 1, &segments, err, cap))) return rc; }
+    else if (!strcmp(a, "-p")) {
+      kind = ob_pattern_kind_from_name(v);
+      if (kind < 0)
+        return usage_err(err, cap, "-p: unknown pattern \"%s\" (accepted: ior, strided, btio, "
+                         "flash, random)", v);
+    } else if (!strcmp(a, "--btio-class")) {
+      if (strlen(v) != 1 || !strchr("SWABC", toupper((unsigned char)v[0])))
+        return usage_err(err, cap, "--btio-class: \"%s\" is not one of S, W, A, B, C", v);
+      btio_class = (char)toupper((unsigned char)v[0]);
+    }
+    else if (!strcmp(a, "-F")) c->file_per_proc = 1;
+    else if (!strcmp(a, "-c")) c->collective = 1;
+    else if (!strcmp(a, "-w")) c->write = 1;
+    else if (!strcmp(a, "-r")) c->read = 1;
+    else if (!strcmp(a, "-e")) c->fsync = 1;
+    else if (!strcmp(a, "-C")) c->reorder = 1;
+    else if (!strcmp(a, "-W")) c->verify_write = 1;
+    else if (!strcmp(a, "-R")) c->verify_read = 1;
+    else if (!strcmp(a, "-k")) c->keep = 1;
+    else if (!strcmp(a, "-i")) {
+      if ((rc = parse_count(a, v, 1, &n, err, cap))) return rc;
+      if (n > 100000) return usage_err(err, cap, "-i: at most 100000 iterations");
+      c->iterations = (int)n;
+    } else if (!strcmp(a, "--warmup")) {
+      if ((rc = parse_count(a, v, 0, &n, err, cap))) return rc;
+      if (n > 1000) return usage_err(err, cap, "--warmup: at most 1000 iterations");
+      c->warmup = (int)n;
+    } else if (!strcmp(a, "-o")) {
+      if (!*v || strlen(v) + 32 >= sizeof c->path)
+        return usage_err(err, cap, "-o: path empty or longer than %zu bytes",
+                         sizeof c->path - 32);
+      snprintf(c->path, sizeof c->path, "%s", v);
+    } else if (!strcmp(a, "--json")) {
+      if (!*v || strlen(v) >= sizeof c->json)
+        return usage_err(err, cap, "--json: file name empty or too long");
+      snprintf(c->json, sizeof c->json, "%s", v);
+    } else if (!strcmp(a, "-O")) {
+      const char *e = strchr(v, '=');
+      if (!e || e == v)
+        return usage_err(err, cap, "-O: \"%s\" is not key=value", v);
+      if ((size_t)(e - v) >= sizeof c->hint_key[0] || strlen(e + 1) >= sizeof c->hint_val[0])
+        return usage_err(err, cap, "-O: key or value too long in \"%s\"", v);
+      if (c->nhints == OB_MAX_HINTS) return usage_err(err, cap, "-O: at most %d hints", OB_MAX_HINTS);
+      snprintf(c->hint_key[c->nhints], sizeof c->hint_key[0], "%.*s", (int)(e - v), v);
+      snprintf(c->hint_val[c->nhints], sizeof c->hint_val[0], "%s", e + 1);
+      c->nhints++;
+    } else if (!strcmp(a, "--stripe-count")) {
+      if ((rc = parse_count(a, v, 1, &n, err, cap))) return rc;
+      if (n > OSTIO_MAX_STRIPE_COUNT)
+        return usage_err(err, cap, "--stripe-count: at most %d", OSTIO_MAX_STRIPE_COUNT);
+      c->stripe_count = (int)n;
+    } else if (!strcmp(a, "--stripe-size")) {
+      if ((rc = parse_count(a, v, 1, &c->stripe_size, err, cap))) return rc;
+    } else if (!strcmp(a, "--flash-blocks")) {
+      if ((rc = parse_count(a, v, 1, &fblocks, err, cap))) return rc;
+      if (fblocks > 1000000) return usage_err(err, cap, "--flash-blocks: at most 1000000");
+    } else if (!strcmp(a, "--flash-nxb")) {
+      if ((rc = parse_count(a, v, 1, &fnxb, err, cap))) return rc;
+      if (fnxb > 4096) return usage_err(err, cap, "--flash-nxb: at most 4096");
+    } else if (!strcmp(a, "--seed")) {
+      if ((rc = parse_count(a, v, 0, &seed, err, cap))) return rc;
+    } else {
+      return usage_err(err, cap, "%s: unknown flag (see --help)", a);
+    }
+  }
+  if (c->help) return OB_OK;
+  if (!c->write && !c->read) c->write = c->read = 1;
+  if (c->verify_write && !c->write)
+    return usage_err(err, cap, "-W: verifying the write needs a write phase (-w)");
+  if (c->verify_read && !c->read)
+    return usage_err(err, cap, "-R: verifying the read needs a read phase (-r)");
+  if ((fblocks > 0 || fnxb > 0) && kind != OB_PAT_FLASH)
+    return usage_err(err, cap, "%s: only with -p flash", fblocks > 0 ? "--flash-blocks" : "--flash-nxb");
+  if (btio_class && kind != OB_PAT_BTIO)
+    return usage_err(err, cap, "--btio-class: only with -p btio");
+  for (int i = 0; i < c->napis && c->file_per_proc; i++) {
+    const ob_api *p = &c->apis[i];
+    if (p->kind == OB_API_MPIIO && c->collective)
+      return usage_err(err, cap, "-F: collective MPI-IO (-c) needs the shared file of the "
+                       "pattern; drop -c or -F");
+    if (p->kind == OB_API_OSTIO && strcmp(p->strategy, "independent") != 0)
+      return usage_err(err, cap, "-F: %s is a collective strategy over a shared file; with a "
+                       "file per process use ostio:independent", p->name);
+  }
+  ob_pattern_defaults(kind, &c->pat);
+  c->pat.kind = kind;
+  if (block > 0) c->pat.block = block;
+  if (transfer > 0) c->pat.transfer = transfer;
+  if (segments > 0) c->pat.segments = segments;
+  if (kind == OB_PAT_RANDOM && block > 0) c->pat.random_bytes = c->pat.block * c->pat.segments;
+  if (btio_class) c->pat.btio_class = btio_class;
+  if (fblocks > 0) c->pat.flash_blocks_base = (int)fblocks;
+  if (fnxb > 0) c->pat.flash_nxb = (int)fnxb;
+  if (seed >= 0) c->pat.seed = (uint64_t)seed;
+  return OB_OK;
+}
+
+void ob_usage(FILE *out)
+{
+  fprintf(out,
+    "usage: mpiexec -n P ostio-bench [flags]\n"
+    "Runs one access pattern through ostio, MPI-IO and POSIX in the same run (IOR-style).\n"
+    "  -a LIST          APIs, comma-separated: ostio (= ostio:auto), ostio:even, ostio:aligned,\n"
+    "                   ostio:ost, ostio:independent, ostio:auto, mpiio, posix  [ostio]\n"
+    "  -p NAME          pattern: ior, strided, btio, flash, random  [ior]\n"
+    "  -b SIZE          bytes per rank per segment (ior, strided; random: -b times -s is\n"
+    "                   the bytes per rank)  [1m; strided 4k; random 16m per rank]\n"
+    "  -t SIZE          bytes per transfer (ior, strided)  [1m; strided 4k]\n"
+    "  -s N             segments  [1; strided 1024]\n"
+    "  --btio-class C   BTIO class S, W, A, B, C (needs a square rank count)  [A]\n"
+    "  -F               file per process (PATH.API.RANK; offsets as in the shared file)  [off]\n"
+    "  -c               collective MPI-IO (write_at_all/read_at_all); ostio is always\n"
+    "                   collective  [off: MPI-IO write_at/read_at]\n"
+    "  -w               write phase  [on when neither -w nor -r]\n"
+    "  -r               read phase  [on when neither -w nor -r]\n"
+    "  -e               fsync inside the timed write phase  [off]\n"
+    "  -C               reorder readers: rank r reads what rank (r+1) mod P wrote  [off]\n"
+    "  -i N             iterations in the summary  [1]\n"
+    "  --warmup N       extra first iterations, run but left out of the summary  [1]\n"
+    "  -W               after writing, read back with pread and check every byte  [off]\n"
+    "  -R               check every byte of the read phase  [off]\n"
+    "  -o PATH          file name prefix; files are PATH.API  [./ostio-bench.dat]\n"
+    "  -O KEY=VALUE     hint passed as MPI_Info to ostio and MPI-IO (repeatable)  [none]\n"
+    "  -k               keep the files  [off: removed]\n"
+    "  --json FILE      write the JSON document to FILE  [none]\n"
+    "  --stripe-count N striping_factor hint (ostio creates an emulated layout)  [unset]\n"
+    "  --stripe-size S  striping_unit hint  [unset]\n"
+    "  --flash-blocks N FLASH blocks per rank: N + rank mod 3  [80]\n"
+    "  --flash-nxb N    FLASH cells per block edge  [16]\n"
+    "  --seed N         data and random-pattern seed  [1]\n"
+    "  -h, --help       this text\n"
+    "SIZE and N take k, m, g suffixes (powers of 1024). Exit status: 0 ok, 1 verification\n"
+    "or I/O failure, 2 usage error. See docs/benchmarks.md.\n");
+}

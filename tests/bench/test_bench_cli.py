@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""ostio-bench end to end: every pattern x API with -W -R at small sizes (exit
+status 0, the JSON parses and names every API), an injected corruption
+(OSTIO_BENCH_CORRUPT=1: exit status 1), usage errors naming the flag (exit
+status 2) and --help listing every flag.
+
+usage: test_bench_cli.py MPIEXEC NUMPROC_FLAG NP OSTIO_BENCH [btio]
+With "btio" only the btio class S matrix runs (NP must be square: it has 40
+collective calls per API and phase, so it is its own CTest entry).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+mpiexec, npflag, np, exe = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+only_btio = len(sys.argv) > 5 and sys.argv[5] == "btio"
+APIS = ["ostio:ost", "ostio:even", "ostio:independent", "mpiio", "posix"]
+failed = 0
+
+
+def check(ok, what):
+    global failed
+    print(("ok    " if ok else "FAIL  ") + what, flush=True)
+    if not ok:
+        failed += 1
+
+
+def run(args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run([mpiexec, npflag, str(np), exe] + args, capture_output=True, text=True,
+                       env=e, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+tmp = tempfile.mkdtemp(prefix="ostio-bench-cli-")
+try:
+    patterns = [
+        ["-p", "ior", "-b", "64k", "-t", "16k", "-s", "2"],
+        ["-p", "strided", "-b", "4k", "-t", "4k", "-s", "16"],
+        ["-p", "strided", "-b", "47008", "-t", "47008", "-s", "2"],
+        ["-p", "flash", "--flash-blocks", "2", "--flash-nxb", "4"],
+        ["-p", "random", "-b", "16k", "-s", "2", "--seed", "3"],
+    ]
+    if only_btio:
+        patterns = [["-p", "btio", "--btio-class", "S"]]
+    # More ranks than the 2 cores cost ~5 ms per small collective: no warm-up there.
+    warm = 1 if np <= 2 else 0
+    for pat in patterns:
+        js = os.path.join(tmp, "out.json")
+        rc, out, err = run(["-a", ",".join(APIS), "-c", "-W", "-R", "-i", "1", "--warmup", str(warm),
+                            "-o", os.path.join(tmp, "f"), "--json", js] + pat)
+        name = " ".join(pat)
+        check(rc == 0, f"{name}: exit status {rc} {err.strip()[-300:]}")
+        check("Summary" in out, f"{name}: summary table printed")
+        check(f"iteration {1 + warm}/{1 + warm}" in err, f"{name}: progress on stderr")
+        try:
+            with open(js) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            check(False, f"{name}: JSON parses ({e})")
+            continue
+        check(doc.get("format") == "ostio-bench" and doc.get("version") == 1,
+              f"{name}: format and version")
+        got = {(s["api"], s["phase"]) for s in doc["summary"]}
+        check(all((a, ph) in got for a in APIS for ph in ("write", "read")),
+              f"{name}: every API and phase in the summary")
+        check(all(r["verify_errors"] == 0 for r in doc["runs"]), f"{name}: no verify errors")
+        check(len(doc["runs"]) == (1 + warm) * 2 * len(APIS), f"{name}: runs per API")
+        check(sum(r["warmup"] for r in doc["runs"]) == warm * 2 * len(APIS), f"{name}: warm-up")
+        check(all(s["ratio_vs_mpiio"] is not None for s in doc["summary"]), f"{name}: ratios")
+        check(not [x for x in os.listdir(tmp) if x.startswith("f.")], f"{name}: files removed")
+
+    if only_btio:
+        sys.exit(1 if failed else 0)
+    rc, out, err = run(["-a", "posix,ostio:ost", "-W", "-R", "-b", "16k", "-t", "16k",
+                        "--warmup", "0", "-o", os.path.join(tmp, "c")],
+                       env={"OSTIO_BENCH_CORRUPT": "1"})
+    check(rc == 1 and "verification failed" in err, f"corruption: exit status {rc} (want 1)")
+    check("FAIL" in out, "corruption: FAIL in the table")
+
+    for args, flag in [(["--bogus"], "--bogus"), (["-F", "-c", "-a", "mpiio"], "-F"),
+                       (["-F", "-a", "ostio:ost"], "-F"), (["-a", "hdf5"], "-a"),
+                       (["-b", "1q"], "-b"), (["-W", "-r"], "-W")]:
+        rc, out, err = run(args + ["-o", os.path.join(tmp, "u")])
+        check(rc == 2 and f"ostio-bench: {flag}" in err, f"usage {args}: exit status {rc}, {err.strip()}")
+    if np not in (1, 4, 9):
+        rc, out, err = run(["-p", "btio", "--btio-class", "S", "-o", os.path.join(tmp, "u")])
+        check(rc == 2 and "btio" in err, f"btio with {np} ranks: exit status {rc}, {err.strip()}")
+
+    rc, out, err = run(["--help"])
+    flags = ["-a", "-b", "-t", "-s", "-p", "--btio-class", "-F", "-c", "-w", "-r", "-e", "-C",
+             "-i", "--warmup", "-W", "-R", "-o", "-O", "-k", "--json", "--stripe-count",
+             "--stripe-size", "--seed", "--help"]
+    check(rc == 0 and all(f"  {f} " in out or f", {f}" in out for f in flags),
+          "--help lists every flag")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+print(f"{'FAILED' if failed else 'passed'}: {failed} failure(s)")
+sys.exit(1 if failed else 0)

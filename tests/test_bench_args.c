@@ -1,0 +1,226 @@
+/* ostio-bench runner, pure parts (bench/bench_args.c, bench/bench_report.c):
+ * every flag, size suffixes, several APIs, usage errors naming the flag,
+ * bandwidth arithmetic, median / min / max against hand values, and the
+ * report of results produced with a fake clock. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "testutil.h"
+
+static int parse(const char *line, ob_config *c, char *err, size_t cap)
+{
+  static char buf[2048];
+  char *argv[64];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s", line);
+  argv[argc++] = "ostio-bench";
+  for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " ")) argv[argc++] = t;
+  argv[argc] = NULL;
+  err[0] = '\0';
+  return ob_parse_args(argc, argv, c, err, cap);
+}
+
+/* A usage error whose message starts with the flag. */
+static void bad(const char *line, const char *flag)
+{
+  ob_config c;
+  char err[512];
+  int rc = parse(line, &c, err, sizeof err);
+  CHECKF(rc == OB_EUSAGE && strncmp(err, flag, strlen(flag)) == 0,
+         "\"%s\": rc %d, message \"%s\" should start with %s", line, rc, err, flag);
+}
+
+static void test_sizes(void)
+{
+  CHECK_EQ_I64(ob_parse_size("4k"), 4096);
+  CHECK_EQ_I64(ob_parse_size("4K"), 4096);
+  CHECK_EQ_I64(ob_parse_size("1m"), 1048576);
+  CHECK_EQ_I64(ob_parse_size("2g"), 2147483648LL);
+  CHECK_EQ_I64(ob_parse_size("47008"), 47008);
+  CHECK_EQ_I64(ob_parse_size("0"), 0);
+  CHECK_EQ_I64(ob_parse_size(""), -1);
+  CHECK_EQ_I64(ob_parse_size("k"), -1);
+  CHECK_EQ_I64(ob_parse_size("1x"), -1);
+  CHECK_EQ_I64(ob_parse_size("1kb"), -1);
+  CHECK_EQ_I64(ob_parse_size("-1"), -1);
+  CHECK_EQ_I64(ob_parse_size("99999999999999999999"), -1);
+  CHECK_EQ_I64(ob_parse_size("17179869184g"), -1); /* overflows 2^63 */
+}
+
+static void test_defaults(void)
+{
+  ob_config c;
+  char err[512];
+  CHECK(parse("", &c, err, sizeof err) == OB_OK);
+  CHECK(c.napis == 1 && c.apis[0].kind == OB_API_OSTIO && !strcmp(c.apis[0].strategy, "auto"));
+  CHECK(c.write && c.read && c.iterations == 1 && c.warmup == 1 && !c.collective);
+  CHECK(c.pat.kind == OB_PAT_IOR && c.pat.block == 1048576 && c.pat.transfer == 1048576);
+  CHECK(!c.help && !c.file_per_proc && !c.keep && c.json[0] == '\0' && c.nhints == 0);
+  CHECK(parse("-h", &c, err, sizeof err) == OB_OK && c.help);
+  CHECK(parse("--help", &c, err, sizeof err) == OB_OK && c.help);
+  CHECK(parse("-w", &c, err, sizeof err) == OB_OK && c.write && !c.read);
+  CHECK(parse("-r", &c, err, sizeof err) == OB_OK && !c.write && c.read);
+}
+
+static void test_every_flag(void)
+{
+  ob_config c;
+  char err[512];
+  int rc = parse("-a ostio:ost,ostio:even,ostio:aligned,ostio:independent,ostio:auto,ostio,mpiio,"
+                 "posix -b 4m -t 64k -s 3 -p strided -c -w -r -e -C -i 5 --warmup 2 -W -R "
+                 "-o /tmp/x -O cb_nodes=2 -O romio_cb_write=enable -k --json /tmp/o.json "
+                 "--stripe-count 4 --stripe-size 1m --seed 42", &c, err, sizeof err);
+  CHECKF(rc == OB_OK, "every flag: %s", err);
+  CHECK(c.napis == 8);
+  const char *strat[] = {"ost", "even", "aligned", "independent", "auto", "auto"};
+  for (int i = 0; i < 6; i++)
+    CHECK(c.apis[i].kind == OB_API_OSTIO && !strcmp(c.apis[i].strategy, strat[i]));
+  CHECK(c.apis[6].kind == OB_API_MPIIO && !strcmp(c.apis[6].name, "mpiio"));
+  CHECK(c.apis[7].kind == OB_API_POSIX && !strcmp(c.apis[7].name, "posix"));
+  CHECK(!strcmp(c.apis[0].name, "ostio:ost") && !strcmp(c.apis[5].name, "ostio"));
+  CHECK_EQ_I64(c.pat.block, 4 << 20);
+  CHECK_EQ_I64(c.pat.transfer, 64 << 10);
+  CHECK_EQ_I64(c.pat.segments, 3);
+  CHECK(c.pat.kind == OB_PAT_STRIDED && c.pat.seed == 42);
+  CHECK(c.collective && c.write && c.read && c.fsync && c.reorder && c.verify_write &&
+        c.verify_read && c.keep);
+  CHECK(c.iterations == 5 && c.warmup == 2);
+  CHECK(!strcmp(c.path, "/tmp/x") && !strcmp(c.json, "/tmp/o.json"));
+  CHECK(c.nhints == 2 && !strcmp(c.hint_key[0], "cb_nodes") && !strcmp(c.hint_val[0], "2"));
+  CHECK(!strcmp(c.hint_key[1], "romio_cb_write") && !strcmp(c.hint_val[1], "enable"));
+  CHECK(c.stripe_count == 4 && c.stripe_size == 1048576);
+  /* --flag=value, btio, flash, random, -F with the APIs that allow it */
+  CHECK(parse("-p btio --btio-class=s --warmup=0", &c, err, sizeof err) == OB_OK);
+  CHECK(c.pat.kind == OB_PAT_BTIO && c.pat.btio_class == 'S' && c.warmup == 0);
+  CHECK(parse("-p flash --flash-blocks 2 --flash-nxb 4", &c, err, sizeof err) == OB_OK);
+  CHECK(c.pat.kind == OB_PAT_FLASH && c.pat.flash_blocks_base == 2 && c.pat.flash_nxb == 4);
+  CHECK(parse("-p random -b 64k -s 4", &c, err, sizeof err) == OB_OK);
+  CHECK(c.pat.kind == OB_PAT_RANDOM && c.pat.random_bytes == 256 * 1024);
+  CHECK(parse("-F -a ostio:independent,mpiio,posix", &c, err, sizeof err) == OB_OK);
+  CHECK(c.file_per_proc && c.napis == 3);
+  CHECK(parse("-F -c -a posix", &c, err, sizeof err) == OB_OK);
+}
+
+static void test_bad_flags(void)
+{
+  bad("--nope", "--nope");
+  bad("-x", "-x");
+  bad("-a foo", "-a");
+  bad("-a ostio:fast", "-a");
+  bad("-a mpiio,mpiio", "-a");
+  bad("-a ,", "-a");
+  bad("-b 0", "-b");
+  bad("-b 1q", "-b");
+  bad("-t", "-t");
+  bad("-s -3", "-s");
+  bad("-p hdf5", "-p");
+  bad("-i 0", "-i");
+  bad("--warmup x", "--warmup");
+  bad("-O novalue", "-O");
+  bad("-O =v", "-O");
+  bad("--stripe-count 0", "--stripe-count");
+  bad("--stripe-count 5000", "--stripe-count");
+  bad("--stripe-size 1z", "--stripe-size");
+  bad("--seed x", "--seed");
+  bad("--btio-class Z -p btio", "--btio-class");
+  bad("--btio-class A", "--btio-class");
+  bad("--flash-nxb 4", "--flash-nxb");
+  bad("-W -r", "-W");
+  bad("-R -w", "-R");
+  bad("-F -c -a mpiio", "-F");
+  bad("-F -a ostio:ost", "-F");
+  bad("-F -a ostio", "-F");
+  bad("-c=1", "-c");
+  bad("--json", "--json");
+  bad("-o", "-o");
+}
+
+static void test_arith(void)
+{
+  CHECK(ob_bandwidth_mib(10 << 20, 2.0) == 5.0);
+  CHECK(ob_bandwidth_mib(3 << 20, 0.5) == 6.0);
+  CHECK(ob_bandwidth_mib(1 << 20, 0.0) == 0.0);
+  double a[] = {3, 1, 2}, b[] = {4, 1, 3, 2}, c1[] = {7};
+  CHECK(ob_median(a, 3) == 2.0 && a[0] == 1 && a[2] == 3);
+  CHECK(ob_median(b, 4) == 2.5);
+  CHECK(ob_median(c1, 1) == 7.0);
+  CHECK(ob_median(NULL, 0) == 0.0);
+}
+
+/* Results as the runner makes them, with a fake clock: every reading is the
+ * previous one plus a fixed step per API (rank-reduced values, 1 rank). */
+typedef struct { double now, step; } fake_clock;
+static double tick(void *ctx)
+{
+  fake_clock *f = ctx;
+  return f->now += f->step;
+}
+
+static void test_report(void)
+{
+  ob_config c;
+  char err[512];
+  CHECK(parse("-a ostio:ost,mpiio -i 3 --warmup 1 -W -R", &c, err, sizeof err) == OB_OK);
+  ob_results res = {0};
+  res.nprocs = 2;
+  res.total_bytes = 8 << 20;
+  /* ostio:ost phases take 4 clock steps of 0.25 s ... per iteration the steps
+   * grow, mpiio always 4 steps of 0.5 s; the warm-up is very slow. */
+  for (int it = 0; it < 4; it++)
+    for (int a = 0; a < 2; a++)
+      for (int ph = 0; ph < 2; ph++) {
+        fake_clock f = {100.0 * it, it == 0 ? 10.0 : a == 0 ? 0.25 * it : 0.5};
+        double t0 = tick(&f), t1 = tick(&f), t2 = tick(&f), t3 = tick(&f);
+        ob_result r = {.iteration = it, .warmup = it == 0, .api = a, .phase = ph,
+                       .bytes = res.total_bytes, .t_open = t1 - t0, .t_io = t2 - t1,
+                       .t_close = t3 - t2, .t_total = t3 - t0,
+                       .aggr_max = a == 0 ? 2 : -1, .objects_max = a == 0 ? 1 : -1,
+                       .sys_writes = a == 0 ? 16 : -1, .sys_reads = a == 0 ? 8 : -1};
+        r.bw_mib = ob_bandwidth_mib(r.bytes, r.t_total);
+        snprintf(r.strategy, sizeof r.strategy, "%s", a == 0 ? "ost" : "");
+        CHECK(ob_results_add(&res, &r) == OB_OK);
+      }
+  CHECK(res.n == 16);
+  /* ostio:ost: totals 0.75, 1.5, 2.25 s -> 8/0.75, 8/1.5, 8/2.25 MiB/s; mpiio 8/1.5. */
+  ob_summary *s = NULL;
+  int n = ob_summarize(&c, &res, &s);
+  CHECK(n == 4);
+  if (n == 4) {
+    CHECK(s[0].api == 0 && s[0].phase == OB_PHASE_WRITE && s[0].count == 3);
+    CHECK(s[0].bw_max == 8 / 0.75 && s[0].bw_median == 8 / 1.5 && s[0].bw_min == 8 / 2.25);
+    CHECK(s[0].t_total == 1.5 && s[0].t_open == 0.5);
+    CHECK(s[2].api == 1 && s[2].bw_median == 8 / 1.5 && s[2].ratio == 1.0);
+    CHECK(s[0].ratio == 1.0 && s[1].ratio == 1.0);
+    CHECK(s[0].aggr_max == 2 && s[2].aggr_max == -1);
+  }
+  free(s);
+  char *text = NULL, *json = NULL;
+  size_t tl = 0, jl = 0;
+  FILE *f = open_memstream(&text, &tl);
+  ob_report_text(f, &c, &res);
+  fclose(f);
+  f = open_memstream(&json, &jl);
+  ob_report_json(f, &c, &res);
+  fclose(f);
+  CHECK(text && strstr(text, "Summary") && strstr(text, "(warm-up)") && strstr(text, "1.00x"));
+  CHECK(text && strstr(text, "ostio:ost") && strstr(text, "mpiio"));
+  CHECK(json && strncmp(json, "{\n  \"format\": \"ostio-bench\",\n  \"version\": 1,", 44) == 0);
+  CHECK(json && strstr(json, "\"ratio_vs_mpiio\": 1,") && strstr(json, "\"warmup\": true"));
+  CHECK(json && strstr(json, "\"apis\": [\"ostio:ost\", \"mpiio\"]"));
+  free(text);
+  free(json);
+  ob_results_free(&res);
+}
+
+int main(void)
+{
+  test_sizes();
+  test_defaults();
+  test_every_flag();
+  test_bad_flags();
+  test_arith();
+  test_report();
+  return TEST_DONE();
+}

@@ -1,0 +1,164 @@
+/* ostio-bench runner under MPI (bench/bench_run.c), called as a library:
+ * bandwidth and times from a fake clock, every pattern x API with -W -R,
+ * the reader shift (-C), a file per process (-F), an injected corruption
+ * (OSTIO_BENCH_CORRUPT=1) giving OB_EVERIFY on every rank, and btio with a
+ * non-square rank count giving OB_EUSAGE on every rank. The CLI itself
+ * (exit status, JSON) is tested by tests/bench/test_bench_cli.py. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "testutil.h"
+
+static int rank, nprocs;
+static char dir[512];
+
+static int parse(const char *line, ob_config *c)
+{
+  static char buf[2048];
+  char *argv[64], err[512];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s -o %s/f", line, dir);
+  argv[argc++] = "ostio-bench";
+  for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " ")) argv[argc++] = t;
+  int rc = ob_parse_args(argc, argv, c, err, sizeof err);
+  CHECKF(rc == OB_OK, "%s: %s", line, err);
+  return rc;
+}
+
+/* Agreed over ranks: did every rank see the same rc? */
+static int same_everywhere(int rc)
+{
+  int lo, hi;
+  MPI_Allreduce(&rc, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
+}
+
+typedef struct { double now; } fake_clock;
+static double tick(void *ctx) { return ((fake_clock *)ctx)->now += 0.5; }
+
+static void test_fake_clock(void)
+{
+  ob_config c;
+  if (parse("-a ostio:ost,mpiio,posix -c -b 64k -t 16k -s 2 -i 2 --warmup 1 -W -R", &c)) return;
+  fake_clock f = {1000.0};
+  c.clock = tick, c.clock_ctx = &f;
+  ob_results res;
+  char err[512];
+  int rc = ob_run(&c, &res, err, sizeof err);
+  CHECKF(rc == OB_OK, "fake clock run: %s", err);
+  CHECK(same_everywhere(rc));
+  CHECK_EQ_I64(res.n, 3 * 3 * 2);
+  CHECK_EQ_I64(res.total_bytes, (int64_t)nprocs * 128 * 1024);
+  for (int i = 0; i < res.n; i++) {
+    const ob_result *r = &res.r[i];
+    /* Four readings per phase, 0.5 s apart: open, io, close 0.5 s each. */
+    CHECK(r->t_open == 0.5 && r->t_io == 0.5 && r->t_close == 0.5 && r->t_total == 1.5);
+    CHECK(r->bw_mib == (double)nprocs * 0.125 / 1.5);
+    CHECK(r->verify_errors == 0);
+    CHECK(r->warmup == (r->iteration == 0));
+    CHECK((r->api == 0) == (r->aggr_max >= 1));
+    if (r->api == 0) CHECK(!strcmp(r->strategy, "ost") && r->sys_writes >= 0);
+  }
+  ob_results_free(&res);
+}
+
+static void run_ok(const char *line, int napis)
+{
+  ob_config c;
+  if (parse(line, &c)) return;
+  ob_results res;
+  char err[512];
+  int rc = ob_run(&c, &res, err, sizeof err);
+  CHECKF(rc == OB_OK, "%s: rc %d: %s", line, rc, err);
+  CHECK(same_everywhere(rc));
+  int phases = (c.write ? 1 : 0) + (c.read ? 1 : 0);
+  CHECKF(res.n == napis * phases * (c.iterations + c.warmup), "%s: %d results", line, res.n);
+  for (int i = 0; i < res.n; i++)
+    CHECKF(res.r[i].verify_errors == 0 && res.r[i].bytes == res.total_bytes && res.r[i].bytes > 0,
+           "%s: result %d", line, i);
+  ob_results_free(&res);
+}
+
+static void test_matrix(void)
+{
+  const char *apis = "-a ostio:ost,ostio:even,ostio:independent,mpiio,posix -W -R --warmup 0";
+  const char *pats[] = {
+    "-p ior -b 64k -t 16k -s 2 -c",
+    "-p strided -b 4k -t 4k -s 16 -c",
+    "-p strided -b 47008 -t 47008 -s 3",
+    "-p flash --flash-blocks 2 --flash-nxb 4 -c",
+    "-p random -b 16k -s 2 -c --seed 7",
+    "-p ior -b 32k -t 8k -s 2 -C -c",
+  };
+  char line[1024];
+  /* With more ranks than the 2 cores every small collective costs ~5 ms:
+   * the many-step patterns (flash 24 calls, btio 40) run at 4 ranks only in
+   * tests/bench/test_bench_cli.py. */
+  int many = nprocs <= 2;
+  for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
+    if (!many && strstr(pats[i], "flash")) continue;
+    snprintf(line, sizeof line, "%s %s", apis, pats[i]);
+    run_ok(line, 5);
+  }
+  if (nprocs == 1) {
+    snprintf(line, sizeof line, "%s -p btio --btio-class S -c", apis);
+    run_ok(line, 5);
+  }
+  run_ok("-F -a ostio:independent,mpiio,posix -p ior -b 32k -t 8k -s 2 -W -R -C -e --warmup 0", 3);
+  run_ok("-a ostio:aligned,ostio:auto -p strided -b 4k -t 4k -s 8 -W -R -i 2 -e "
+         "--stripe-count 2 --stripe-size 64k -O cb_buffer_size=65536", 2);
+}
+
+static void test_failures(void)
+{
+  ob_config c;
+  ob_results res;
+  char err[512];
+  int rc;
+  setenv("OSTIO_BENCH_CORRUPT", "1", 1);
+  if (!parse("-a posix,ostio:ost -p ior -b 16k -t 16k -s 2 -W -R --warmup 0", &c)) {
+    rc = ob_run(&c, &res, err, sizeof err);
+    CHECKF(rc == OB_EVERIFY && strstr(err, "verification failed"), "corrupt: rc %d, %s", rc, err);
+    CHECK(same_everywhere(rc));
+    CHECK(res.n == 4 && res.r[0].verify_errors >= 1 && res.r[1].verify_errors >= 1);
+    ob_results_free(&res);
+  }
+  unsetenv("OSTIO_BENCH_CORRUPT");
+  if (nprocs == 2 || nprocs == 3) {
+    if (!parse("-a ostio -p btio --btio-class S", &c)) {
+      rc = ob_run(&c, &res, err, sizeof err);
+      CHECKF(rc == OB_EUSAGE && strstr(err, "btio"), "btio non-square: rc %d, %s", rc, err);
+      CHECK(same_everywhere(rc));
+      CHECK(res.n == 0);
+      ob_results_free(&res);
+    }
+  }
+  /* Reading files that do not exist: an agreed I/O error. */
+  if (!parse("-a posix,mpiio -r -p ior -b 16k -t 16k --warmup 0", &c)) {
+    rc = ob_run(&c, &res, err, sizeof err);
+    CHECKF(rc == OB_EIO && err[0], "missing file: rc %d, %s", rc, err);
+    CHECK(same_everywhere(rc));
+    ob_results_free(&res);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  if (rank == 0 && tu_tmpdir(dir, sizeof dir, "bench_run") != 0) dir[0] = '\0';
+  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  test_fake_clock();
+  test_matrix();
+  test_failures();
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) tu_rmtree(dir);
+  long f = tu_failed, all;
+  MPI_Allreduce(&f, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  int rc = TEST_DONE();
+  MPI_Finalize();
+  return all ? 1 : rc;
+}
