@@ -14,6 +14,7 @@ cmake --build build/release -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
 ostio=$PWD/build/release/ostio
 example=$PWD/build/release/ostio_example_layout_query
 bench=$PWD/build/release/ostio_bench_coll
+obench=$PWD/build/release/ostio-bench
 
 work=${1:-$(mktemp -d /tmp/ostio-demo-XXXXXX)}
 mkdir -p "$work"
@@ -34,9 +35,13 @@ run "$ostio" map --max-pieces 6 pfl.dat 3m 10m
 run env OSTIO_HINTS='*.dat:cb_nodes=4:cb_buffer_size=32m' "$ostio" hints striped/ckpt.dat
 run mpiexec -n 2 "$example" striped/ckpt.dat 3145728
 
-# The collective engine: one interleaved pattern with every strategy and with
-# ROMIO's MPI_File_write_all, bytes compared; then the statistics of one run.
-run mpiexec -n 2 "$bench" --dir "$work" --blocks 128 --reps 2
+# The collective engine: ostio-bench drives one interleaved pattern (4 KiB
+# transfers) through ostio's strategies, ROMIO's MPI-IO and POSIX in the same
+# run, verifies every byte, and prints the summary with ratios to MPI-IO.
+printf '\n$ mpiexec -n 2 ostio-bench -a ostio:ost,ostio:even,ostio:independent,mpiio,posix -p strided -s 2048 -c -W -R -i 3 ...\n'
+mpiexec -n 2 "$obench" -a ostio:ost,ostio:even,ostio:independent,mpiio,posix -p strided \
+  -s 2048 -c -W -R -i 3 -o "$work/bench" --stripe-count 4 --stripe-size 1m | sed -n '/^Summary/,$p'
+# Then the statistics of one run (ost, 2 ranks, stripe_count 4).
 printf '\n$ OSTIO_STATS=1 ... (ost, 2 ranks, stripe_count 4)\n'
 OSTIO_STATS=1 mpiexec -n 2 "$bench" --dir "$work" --blocks 64 --reps 1 --only ost >/dev/null
 printf '\nDemo finished; files are in %s\n' "$work"
