@@ -1,6 +1,7 @@
 /* Helpers shared by test_coll_cases*.c, test_coll_faults.c and
  * test_coll_errors.c. See collcase.h. */
 #include "collcase.h"
+#include "colltest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -380,15 +381,9 @@ int cc_finish(const char *file)
 {
   MPI_Barrier(COMM);
   if (rank == 0 && tmpdir_) tu_rmtree(tmpdir_);
-  long bad = tu_failed, allbad = 0;
-  MPI_Allreduce(&bad, &allbad, 1, MPI_LONG, MPI_SUM, COMM);
-  int status = 0;
-  if (rank == 0) {
-    printf("ranks %d: ", nprocs);
-    tu_failed = allbad;
-    status = tu_done(file);
-  }
-  MPI_Bcast(&status, 1, MPI_INT, 0, COMM);
+  char prefix[32];
+  snprintf(prefix, sizeof prefix, "ranks %d: ", nprocs);
+  int status = ct_verdict(COMM, prefix, file);
   MPI_Finalize();
   return status;
 }

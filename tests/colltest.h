@@ -183,4 +183,9 @@ void ct_spec_add(char *spec, size_t cap, const char *key, const char *fmt, ...)
 /* Mixes two 64-bit values (seed derivation: ct_mix(seed, case_index)). */
 uint64_t ct_mix(uint64_t a, uint64_t b);
 
+/* Collective epilogue of a test: failures are summed over comm and rank 0
+ * prints prefix then the verdict line of tu_done(file). Returns the exit
+ * status on every rank (MPI is left initialised). */
+int ct_verdict(MPI_Comm comm, const char *prefix, const char *file);
+
 #endif

@@ -352,16 +352,10 @@ int main(int argc, char **argv)
     if (g_rank == 0 && getenv("OSTIO_COLL_VERBOSE")) printf("  %.2f s\n", MPI_Wtime() - tc0);
   }
   ct_rmtree(MPI_COMM_WORLD, dir);
-  long bad = tu_failed, allbad = 0;
-  MPI_Allreduce(&bad, &allbad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  int status = 0;
-  if (g_rank == 0) {
-    printf("ranks %d: %d cases in %.1f s, seed %llu: ", g_np, ran, MPI_Wtime() - t0,
-           (unsigned long long)g_seed);
-    tu_failed = allbad;
-    status = TEST_DONE();
-  }
-  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  char prefix[128];
+  snprintf(prefix, sizeof prefix, "ranks %d: %d cases in %.1f s, seed %llu: ", g_np, ran,
+           MPI_Wtime() - t0, (unsigned long long)g_seed);
+  int status = ct_verdict(MPI_COMM_WORLD, prefix, __FILE__);
   MPI_Finalize();
   return status;
 }
