@@ -188,4 +188,17 @@ uint64_t ct_mix(uint64_t a, uint64_t b);
  * status on every rank (MPI is left initialised). */
 int ct_verdict(MPI_Comm comm, const char *prefix, const char *file);
 
+/* ---- randomized case drivers ---------------------------------------------- */
+/* The test's seed: OSTIO_TEST_SEED or dflt, chosen on rank 0 of comm
+ * (printed once) and broadcast. */
+uint64_t ct_seed(MPI_Comm comm, uint64_t dflt);
+/* Cases to run, [*first, *end): [0, dflt), or [0, n) with OSTIO_COLL_CASES=n,
+ * or the one case k with OSTIO_COLL_CASE=k. */
+void ct_case_range(int dflt, int *first, int *end);
+/* Records an agreed check on rank 0 of MPI_COMM_WORLD (other ranks only
+ * return ok). The first failure of a case (*failed still 0) prints the case
+ * description and the command that reproduces it. */
+int ct_case_check(int ok, const char *what, const char *prog, const char *desc, int idx,
+                  uint64_t seed, int *failed);
+
 #endif

@@ -399,3 +399,41 @@ int ct_verdict(MPI_Comm comm, const char *prefix, const char *file)
   MPI_Bcast(&status, 1, MPI_INT, 0, comm);
   return status;
 }
+
+uint64_t ct_seed(MPI_Comm comm, uint64_t dflt)
+{
+  int rank = 0;
+  unsigned long long s = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) s = tu_seed(dflt);
+  MPI_Bcast(&s, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  return s;
+}
+
+void ct_case_range(int dflt, int *first, int *end)
+{
+  const char *env = getenv("OSTIO_COLL_CASES");
+  *first = 0;
+  *end = env && *env ? atoi(env) : dflt;
+  env = getenv("OSTIO_COLL_CASE");
+  if (env && *env) {
+    *first = atoi(env);
+    *end = *first + 1;
+  }
+}
+
+int ct_case_check(int ok, const char *what, const char *prog, const char *desc, int idx,
+                  uint64_t seed, int *failed)
+{
+  int rank = 0, np = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  if (rank != 0) return ok;
+  tu_check(ok, what, __FILE__, __LINE__, NULL);
+  if (!ok && !*failed) {
+    *failed = 1;
+    fprintf(stderr, "  in %s\n  reproduce: OSTIO_TEST_SEED=%llu OSTIO_COLL_CASE=%d "
+            "mpiexec -n %d %s\n", desc, (unsigned long long)seed, idx, np, prog);
+  }
+  return ok;
+}

@@ -100,15 +100,7 @@ static void make_case(ocase *oc, int idx)
 
 static int verdict(const ocase *oc, int ok, const char *what)
 {
-  if (g_rank != 0) return ok;
-  tu_check(ok, what, __FILE__, __LINE__, NULL);
-  if (!ok && !g_case_failed) {
-    g_case_failed = 1;
-    fprintf(stderr, "  in %s\n  reproduce: OSTIO_TEST_SEED=%llu OSTIO_COLL_CASE=%d "
-            "mpiexec -n %d test_coll_oracle\n", oc->desc, (unsigned long long)g_seed, oc->idx,
-            g_np);
-  }
-  return ok;
+  return ct_case_check(ok, what, "test_coll_oracle", oc->desc, oc->idx, g_seed, &g_case_failed);
 }
 
 /* ---- MPI-IO through an hindexed view ---------------------------------------- */
@@ -373,22 +365,16 @@ int main(int argc, char **argv)
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_np);
-  unsigned long long s = 0;
-  if (g_rank == 0) s = tu_seed(777001);
-  MPI_Bcast(&s, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-  g_seed = s;
-  int ncases = g_np <= 2 ? 15 : 5, only = -1;  /* every strategy 3 times / once */
-  const char *env = getenv("OSTIO_COLL_CASES");
-  if (env && *env) ncases = atoi(env);
-  env = getenv("OSTIO_COLL_CASE");
-  if (env && *env) only = atoi(env);
+  g_seed = ct_seed(MPI_COMM_WORLD, 777001);
+  int first, end;
+  ct_case_range(g_np <= 2 ? 15 : 5, &first, &end); /* every strategy 3 times / once */
   double t0 = MPI_Wtime();
   if (ct_tmpdir(MPI_COMM_WORLD, dir, sizeof dir, "colloracle") < 0) {
     MPI_Finalize();
     return 1;
   }
   int ran = 0;
-  for (int i = only >= 0 ? only : 0; i < (only >= 0 ? only + 1 : ncases); i++, ran++) {
+  for (int i = first; i < end; i++, ran++) {
     ocase oc;
     make_case(&oc, i);
     if (g_rank == 0 && getenv("OSTIO_COLL_VERBOSE")) printf("%s\n", oc.desc);

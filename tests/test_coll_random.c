@@ -144,18 +144,10 @@ static void make_case(tcase *tc, int idx)
            tc->prm2.kind < 0 ? "no" : ct_kind_name(tc->prm2.kind));
 }
 
-/* Records an agreed verdict; the first failure of a case prints the case. */
+/* Records an agreed verdict (see ct_case_check). */
 static int verdict(const tcase *tc, int ok, const char *what)
 {
-  if (g_rank != 0) return ok;
-  tu_check(ok, what, __FILE__, __LINE__, NULL);
-  if (!ok && !g_case_failed) {
-    g_case_failed = 1;
-    fprintf(stderr, "  in %s\n  reproduce: OSTIO_TEST_SEED=%llu OSTIO_COLL_CASE=%d "
-            "mpiexec -n %d test_coll_random\n", tc->desc, (unsigned long long)g_seed, tc->idx,
-            g_np);
-  }
-  return ok;
+  return ct_case_check(ok, what, "test_coll_random", tc->desc, tc->idx, g_seed, &g_case_failed);
 }
 
 /* read_all of pattern p (this rank's list) and a check against e. */
@@ -328,15 +320,9 @@ int main(int argc, char **argv)
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_np);
-  unsigned long long s = 0;
-  if (g_rank == 0) s = tu_seed(20240611);
-  MPI_Bcast(&s, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-  g_seed = s;
-  int ncases = g_np <= 2 ? 60 : g_np <= 4 ? 15 : 5, only = -1;
-  const char *env = getenv("OSTIO_COLL_CASES");
-  if (env && *env) ncases = atoi(env);
-  env = getenv("OSTIO_COLL_CASE");
-  if (env && *env) only = atoi(env);
+  g_seed = ct_seed(MPI_COMM_WORLD, 20240611);
+  int first, end;
+  ct_case_range(g_np <= 2 ? 60 : g_np <= 4 ? 15 : 5, &first, &end);
   double t0 = MPI_Wtime();
   if (ct_tmpdir(MPI_COMM_WORLD, dir, sizeof dir, "collrandom") < 0) {
     if (g_rank == 0) fprintf(stderr, "cannot make a temporary directory\n");
@@ -344,7 +330,7 @@ int main(int argc, char **argv)
     return 1;
   }
   int ran = 0;
-  for (int i = only >= 0 ? only : 0; i < (only >= 0 ? only + 1 : ncases); i++, ran++) {
+  for (int i = first; i < end; i++, ran++) {
     tcase tc;
     make_case(&tc, i);
     double tc0 = MPI_Wtime();
