@@ -383,7 +383,7 @@ int cc_finish(const char *file)
   if (rank == 0 && tmpdir_) tu_rmtree(tmpdir_);
   char prefix[32];
   snprintf(prefix, sizeof prefix, "ranks %d: ", nprocs);
-  int status = ct_verdict(COMM, prefix, file);
+  int status = tu_done_mpi(COMM, prefix, file);
   MPI_Finalize();
   return status;
 }

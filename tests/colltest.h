@@ -183,11 +183,6 @@ void ct_spec_add(char *spec, size_t cap, const char *key, const char *fmt, ...)
 /* Mixes two 64-bit values (seed derivation: ct_mix(seed, case_index)). */
 uint64_t ct_mix(uint64_t a, uint64_t b);
 
-/* Collective epilogue of a test: failures are summed over comm and rank 0
- * prints prefix then the verdict line of tu_done(file). Returns the exit
- * status on every rank (MPI is left initialised). */
-int ct_verdict(MPI_Comm comm, const char *prefix, const char *file);
-
 /* ---- randomized case drivers ---------------------------------------------- */
 /* The test's seed: OSTIO_TEST_SEED or dflt, chosen on rank 0 of comm
  * (printed once) and broadcast. */

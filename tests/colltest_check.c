@@ -385,21 +385,6 @@ void ct_spec_add(char *spec, size_t cap, const char *key, const char *fmt, ...)
   va_end(ap);
 }
 
-int ct_verdict(MPI_Comm comm, const char *prefix, const char *file)
-{
-  int rank = 0, status = 0;
-  long bad = tu_failed, allbad = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Allreduce(&bad, &allbad, 1, MPI_LONG, MPI_SUM, comm);
-  if (rank == 0) {
-    printf("%s", prefix);
-    tu_failed = allbad;
-    status = tu_done(file);
-  }
-  MPI_Bcast(&status, 1, MPI_INT, 0, comm);
-  return status;
-}
-
 uint64_t ct_seed(MPI_Comm comm, uint64_t dflt)
 {
   int rank = 0;

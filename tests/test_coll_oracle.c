@@ -386,7 +386,7 @@ int main(int argc, char **argv)
   char prefix[128];
   snprintf(prefix, sizeof prefix, "ranks %d: %d cases in %.1f s, seed %llu: ", g_np, ran,
            MPI_Wtime() - t0, (unsigned long long)g_seed);
-  int status = ct_verdict(MPI_COMM_WORLD, prefix, __FILE__);
+  int status = tu_done_mpi(MPI_COMM_WORLD, prefix, __FILE__);
   MPI_Finalize();
   return status;
 }

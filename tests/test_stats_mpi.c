@@ -223,15 +223,9 @@ int main(int argc, char **argv)
 
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) tu_rmtree(dir);
-  long bad = tu_failed, allbad = 0;
-  MPI_Allreduce(&bad, &allbad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  int status = 0;
-  if (rank == 0) {
-    printf("ranks %d: ", nprocs);
-    tu_failed = allbad;
-    status = TEST_DONE();
-  }
-  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  char prefix[32];
+  snprintf(prefix, sizeof prefix, "ranks %d: ", nprocs);
+  int status = tu_done_mpi(MPI_COMM_WORLD, prefix, __FILE__);
   MPI_Finalize();
   return status;
 }

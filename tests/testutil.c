@@ -138,3 +138,18 @@ ostio_layout *tu_random_layout(tu_rng *r, int small)
   return l;
 }
 
+
+int tu_done_mpi(MPI_Comm comm, const char *prefix, const char *file)
+{
+  int rank = 0, status = 0;
+  long bad = tu_failed, allbad = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Allreduce(&bad, &allbad, 1, MPI_LONG, MPI_SUM, comm);
+  if (rank == 0) {
+    printf("%s", prefix);
+    tu_failed = allbad;
+    status = tu_done(file);
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, comm);
+  return status;
+}

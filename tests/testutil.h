@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <mpi.h>
+
 extern long tu_passed, tu_failed;
 
 #define CHECK(cond) tu_check(!!(cond), #cond, __FILE__, __LINE__, NULL)
@@ -20,6 +22,10 @@ int tu_check_i64(int64_t a, int64_t b, const char *ea, const char *eb,
                  const char *file, int line);
 int tu_done(const char *name);
 #define TEST_DONE() tu_done(__FILE__)
+/* The same for an MPI test : failures are summed over comm
+ * and rank 0 prints prefix then the verdict line. Returns the exit status on
+ * every rank; MPI stays initialised. */
+int tu_done_mpi(MPI_Comm comm, const char *prefix, const char *file);
 
 /* xorshift64* PRNG; seed printed by tests so failures reproduce. */
 typedef struct { uint64_t s; } tu_rng;
