@@ -34,11 +34,52 @@ static int span_cmp(const void *a, const void *b)
   return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
+/* Per-handle arrays of a call, sized by the number of ranks. They are
+ * allocated once at open, where a failure is agreed, so that no rank of a
+ * collective call can fail an allocation that its peers did not and then
+ * call a different collective. */
+struct ostio__coll_scratch {
+  int64_t *gather;            /* P * S_N: the call summaries                 */
+  span *spans;                /* P                                           */
+  int *ranks, *scount, *sdisp, *rcount, *rdisp, *agg_rounds, *rounds_by_index; /* P each */
+  int *gather2;               /* 2 * P: {code, rounds} per rank              */
+  size_t *sp_start;           /* P + 1                                       */
+  int64_t **src_sched;        /* P                                           */
+};
+
+int ostio__coll_init(ostio_file *fh)
+{
+  size_t P = (size_t)fh->nprocs;
+  ostio__coll_scratch *x = calloc(1, sizeof *x);
+  fh->scratch = x;
+  if (!x) return ostio__fail(OSTIO_ENOMEM, "open: out of memory");
+  x->gather = malloc(P * S_N * sizeof *x->gather);
+  x->spans = malloc(P * sizeof *x->spans);
+  int **ints[] = {&x->ranks, &x->scount, &x->sdisp, &x->rcount, &x->rdisp, &x->agg_rounds,
+                  &x->rounds_by_index};
+  int ok = x->gather && x->spans;
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) ok = ok && (*ints[i] = malloc(P * sizeof(int)));
+  ok = ok && (x->gather2 = malloc(2 * P * sizeof(int))) &&
+       (x->sp_start = malloc((P + 1) * sizeof(size_t))) &&
+       (x->src_sched = malloc(P * sizeof(int64_t *)));
+  return ok ? 0 : ostio__fail(OSTIO_ENOMEM, "open: no memory for %zu ranks' call state", P);
+}
+
+void ostio__coll_fini(ostio_file *fh)
+{
+  ostio__coll_scratch *x = fh->scratch;
+  if (!x) return;
+  free(x->gather); free(x->spans); free(x->ranks); free(x->scount); free(x->sdisp);
+  free(x->rcount); free(x->rdisp); free(x->agg_rounds); free(x->rounds_by_index);
+  free(x->gather2); free(x->sp_start); free(x->src_sched);
+  free(x);
+  fh->scratch = NULL;
+}
+
 /* Fills c from the gathered summaries; returns the worst code and its rank. */
-static int summarize(const int64_t *all, int nprocs, ostio__call *c, int *worst_rank)
+static int summarize(const int64_t *all, int nprocs, span *sp, ostio__call *c, int *worst_rank)
 {
   int worst = 0;
-  span *sp = malloc((size_t)nprocs * sizeof *sp);
   int ns = 0;
   c->lo = INT64_MAX;
   c->hi = 0;
@@ -53,20 +94,17 @@ static int summarize(const int64_t *all, int nprocs, ostio__call *c, int *worst_
     if (s[S_NEXT] > 0) {
       if (s[S_LO] < c->lo) c->lo = s[S_LO];
       if (s[S_HI] > c->hi) c->hi = s[S_HI];
-      if (sp) sp[ns++] = (span){s[S_LO], s[S_HI]};
+      sp[ns++] = (span){s[S_LO], s[S_HI]};
     }
   }
   if (c->lo > c->hi) c->lo = c->hi = 0;
-  c->interleaved = !sp && ns > 1;
-  if (sp) {
-    qsort(sp, (size_t)ns, sizeof *sp, span_cmp);
-    int64_t reach = ns ? sp[0].hi : 0;
-    for (int i = 1; i < ns && !c->interleaved; i++) {
-      if (sp[i].lo < reach) c->interleaved = 1;
-      if (sp[i].hi > reach) reach = sp[i].hi;
-    }
+  c->interleaved = 0;
+  qsort(sp, (size_t)ns, sizeof *sp, span_cmp);
+  int64_t reach = ns ? sp[0].hi : 0;
+  for (int i = 1; i < ns && !c->interleaved; i++) {
+    if (sp[i].lo < reach) c->interleaved = 1;
+    if (sp[i].hi > reach) reach = sp[i].hi;
   }
-  free(sp);
   return worst;
 }
 
@@ -97,6 +135,8 @@ static int local_io(ostio_file *fh, int is_write, const ostio__ext *e, size_t ne
   return rc;
 }
 
+/* The plan of one call: arrays from the handle's scratch (see
+ * ostio__coll_scratch) plus the ones whose size depends on the call. */
 typedef struct meta {
   int *scount, *sdisp, *rcount, *rdisp;
   int64_t *sbuf, *rbuf;
@@ -106,12 +146,27 @@ typedef struct meta {
   int *agg_rounds, *ranks;
 } meta;
 
+static void meta_init(meta *m, const ostio__coll_scratch *x, int P)
+{
+  memset(m, 0, sizeof *m);
+  m->ranks = x->ranks;
+  m->scount = x->scount;
+  m->sdisp = x->sdisp;
+  m->rcount = x->rcount;
+  m->rdisp = x->rdisp;
+  m->agg_rounds = x->agg_rounds;
+  m->sp_start = x->sp_start;
+  m->src_sched = x->src_sched;
+  int *zero[] = {m->scount, m->sdisp, m->rcount, m->rdisp, m->agg_rounds};
+  for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++) memset(zero[i], 0, (size_t)P * sizeof(int));
+  memset(m->sp_start, 0, ((size_t)P + 1) * sizeof *m->sp_start);
+  memset(m->src_sched, 0, (size_t)P * sizeof *m->src_sched);
+}
+
 static void meta_free(meta *m)
 {
-  free(m->scount); free(m->sdisp); free(m->rcount); free(m->rdisp);
-  free(m->sbuf); free(m->rbuf); free(m->sp); free(m->ap); free(m->sp_start);
-  free(m->sched); free(m->src_sched_buf); free(m->src_sched); free(m->agg_rounds);
-  free(m->ranks);
+  free(m->sbuf); free(m->rbuf); free(m->sp); free(m->ap);
+  free(m->sched); free(m->src_sched_buf);
 }
 
 static int mpi_fail(const char *what) { return ostio__fail(OSTIO_EMPI, "collective: %s failed", what); }
@@ -124,7 +179,7 @@ static int two_phase(ostio_file *fh, int is_write, const ostio__strategy *s,
 {
   const int P = fh->nprocs;
   meta m;
-  memset(&m, 0, sizeof m);
+  meta_init(&m, fh->scratch, P);
   int naggr, rc = 0;
   if (check_only) {
     naggr = P;
@@ -138,21 +193,6 @@ static int two_phase(ostio_file *fh, int is_write, const ostio__strategy *s,
   /* Deterministic from agreed inputs: every rank gets the same result. */
   if ((rc = s->domains(c, naggr, &d)) < 0) return rc;
 
-  m.ranks = malloc((size_t)naggr * sizeof *m.ranks);
-  m.scount = calloc((size_t)P, sizeof(int));
-  m.sdisp = calloc((size_t)P, sizeof(int));
-  m.rcount = calloc((size_t)P, sizeof(int));
-  m.rdisp = calloc((size_t)P, sizeof(int));
-  m.sp_start = calloc((size_t)naggr + 1, sizeof *m.sp_start);
-  m.agg_rounds = calloc((size_t)P, sizeof(int));
-  m.src_sched = calloc((size_t)naggr, sizeof *m.src_sched);
-  if (!m.ranks || !m.scount || !m.sdisp || !m.rcount || !m.rdisp || !m.sp_start ||
-      !m.agg_rounds || !m.src_sched) {
-    /* Nobody can proceed safely without these: agree and stop. */
-    rc = ostio__agree(fh->comm, ostio__fail(OSTIO_ENOMEM, "collective: out of memory"));
-    meta_free(&m);
-    return rc;
-  }
   int myagg = -1;
   for (int a = 0; a < naggr; a++) {
     m.ranks[a] = check_only ? a : fh->eligible[a];
@@ -236,14 +276,8 @@ static int two_phase(ostio_file *fh, int is_write, const ostio__strategy *s,
     if (rc == 0 && !check_only) rc = ostio__plan_rounds(m.ap, m.nap, cap, P, &m.sched, &my_rounds);
   }
   fh->stats.t[OSTIO__T_time_plan] += ostio__now() - t0;
-  int mine[2] = {rc < 0 ? rc : 0, my_rounds}, *all = malloc((size_t)P * 2 * sizeof(int));
-  if (!all) {
-    rc = ostio__agree(fh->comm, ostio__fail(OSTIO_ENOMEM, "collective: out of memory"));
-    meta_free(&m);
-    return rc;
-  }
+  int mine[2] = {rc < 0 ? rc : 0, my_rounds}, *all = fh->scratch->gather2;
   if (MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, fh->comm) != MPI_SUCCESS) {
-    free(all);
     meta_free(&m);
     return ostio__agree(fh->comm, mpi_fail("MPI_Allgather"));
   }
@@ -257,7 +291,6 @@ static int two_phase(ostio_file *fh, int is_write, const ostio__strategy *s,
     m.agg_rounds[i] = all[2 * i + 1];
     if (all[2 * i + 1] > R) R = all[2 * i + 1];
   }
-  free(all);
   if (worst < 0 || check_only) {
     rc = ostio__agree_known(fh->comm, rc, worst, wr);
     meta_free(&m);
@@ -301,10 +334,8 @@ static int two_phase(ostio_file *fh, int is_write, const ostio__strategy *s,
   for (int a = 0; a < naggr; a++)
     m.src_sched[a] = m.rcount[m.ranks[a]] ? m.src_sched_buf + m.rdisp[m.ranks[a]] : NULL;
 
-  int *agg_rounds_by_index = malloc((size_t)naggr * sizeof(int));
-  if (rc == 0 && !agg_rounds_by_index) rc = ostio__fail(OSTIO_ENOMEM, "collective: out of memory");
+  int *agg_rounds_by_index = fh->scratch->rounds_by_index;
   if ((rc = ostio__agree(fh->comm, rc)) < 0) {
-    free(agg_rounds_by_index);
     meta_free(&m);
     return rc;
   }
@@ -328,7 +359,6 @@ static int two_phase(ostio_file *fh, int is_write, const ostio__strategy *s,
     .my_rounds = my_rounds, .cap = cap,
   };
   rc = ostio__xfer_run(&x);
-  free(agg_rounds_by_index);
   meta_free(&m);
   return ostio__agree(fh->comm, rc);
 }
@@ -351,21 +381,15 @@ int ostio__coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n,
     rc = ostio__fail(OSTIO_EINVAL, "NULL buffer for %lld bytes", (long long)bytes);
 
   int64_t mine[S_N] = {rc, lo, hi, bytes, (int64_t)ne};
-  int64_t *all = malloc((size_t)P * S_N * sizeof *all);
-  if (!all) {
-    free(e);
-    return ostio__agree(fh->comm, ostio__fail(OSTIO_ENOMEM, "collective: out of memory"));
-  }
+  int64_t *all = fh->scratch->gather;
   if (MPI_Allgather(mine, S_N, MPI_INT64_T, all, S_N, MPI_INT64_T, fh->comm) != MPI_SUCCESS) {
-    free(all);
     free(e);
     return ostio__agree(fh->comm, mpi_fail("MPI_Allgather"));
   }
   ostio__call c = {.l = fh->layout, .h = &fh->hints, .nprocs = P, .nnodes = fh->nnodes,
                    .is_write = is_write};
   int wr = 0;
-  int worst = summarize(all, P, &c, &wr);
-  free(all);
+  int worst = summarize(all, P, fh->scratch->spans, &c, &wr);
   if (worst < 0) {
     free(e);
     return ostio__agree_known(fh->comm, rc, worst, wr);

@@ -100,6 +100,7 @@ static void destroy(ostio_file *fh)
 {
   if (!fh) return;
   ostio__io_fini(&fh->io);
+  ostio__coll_fini(fh);
   if (fh->fd >= 0) close(fh->fd);
   if (fh->comm != MPI_COMM_NULL) MPI_Comm_free(&fh->comm);
   ostio__layout_destroy(fh->layout);
@@ -141,6 +142,7 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
   if ((rc = ostio_layout_query(fh->comm, path, info, &fh->layout)) < 0) goto fail;
   if ((rc = find_aggregators(fh)) < 0) goto fail;
   rc = ostio__io_init(&fh->io, fh->fd, fh->rank, fh->layout, &fh->stats);
+  if (rc == 0) rc = ostio__coll_init(fh);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
   *out = fh;
   return 0;

@@ -24,9 +24,15 @@ struct ostio_file {
   int neligible;
   int nnodes;
   const char *last_strategy;
+  struct ostio__coll_scratch *scratch; /* per-call arrays sized by nprocs (coll.c) */
 };
 
-/* The collective engine (engine/coll.c). */
+typedef struct ostio__coll_scratch ostio__coll_scratch;
+
+/* The collective engine (engine/coll.c). init allocates the handle's
+ * per-call arrays at open; fini frees them (safe when init failed). */
+int ostio__coll_init(ostio_file *fh);
+void ostio__coll_fini(ostio_file *fh);
 int ostio__coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n, void *buf);
 
 #endif
