@@ -335,21 +335,11 @@ static int two_phase(ostio_file *fh, int is_write, const ostio__strategy *s,
     m.src_sched[a] = m.rcount[m.ranks[a]] ? m.src_sched_buf + m.rdisp[m.ranks[a]] : NULL;
 
   int *agg_rounds_by_index = fh->scratch->rounds_by_index;
-  if ((rc = ostio__agree(fh->comm, rc)) < 0) {
-    meta_free(&m);
-    return rc;
-  }
   int active = 0;
   for (int a = 0; a < naggr; a++) {
     agg_rounds_by_index[a] = m.agg_rounds[m.ranks[a]];
     active += agg_rounds_by_index[a] > 0;
   }
-  ostio__stats *st = &fh->stats;
-  ostio__stat_max(st, OSTIO__STAT_rounds, R);
-  ostio__stat_add(st, OSTIO__STAT_rounds_total, R);
-  ostio__stat_max(st, OSTIO__STAT_aggr_max, active);
-  if (myagg >= 0) count_touch(fh, m.ap, m.nap, sizeof *m.ap);
-
   ostio__xfer x = {
     .fh = fh, .is_write = is_write, .pipeline = fh->hints.ostio_pipeline,
     .rmw = is_write && fh->hints.romio_ds_write == OSTIO__TRI_ENABLE, .d = &d,
@@ -358,7 +348,23 @@ static int two_phase(ostio_file *fh, int is_write, const ostio__strategy *s,
     .agg_rounds = agg_rounds_by_index, .ap = m.ap, .nap = m.nap, .agg_sched = m.sched,
     .my_rounds = my_rounds, .cap = cap,
   };
-  rc = ostio__xfer_run(&x);
+  /* The round buffers are allocated before the agreement, so a rank that
+   * cannot have them stops everyone before the rounds, not during them. */
+  ostio__xfer_state *xs = NULL;
+  if (rc == 0) rc = ostio__xfer_begin(&x, &xs);
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) {
+    ostio__xfer_end(xs);
+    meta_free(&m);
+    return rc;
+  }
+  ostio__stats *st = &fh->stats;
+  ostio__stat_max(st, OSTIO__STAT_rounds, R);
+  ostio__stat_add(st, OSTIO__STAT_rounds_total, R);
+  ostio__stat_max(st, OSTIO__STAT_aggr_max, active);
+  if (myagg >= 0) count_touch(fh, m.ap, m.nap, sizeof *m.ap);
+
+  rc = ostio__xfer_run(xs);
+  ostio__xfer_end(xs);
   meta_free(&m);
   return ostio__agree(fh->comm, rc);
 }

@@ -19,7 +19,7 @@ typedef struct slot {
   int nreq, ntypes;
 } slot;
 
-typedef struct run_state {
+struct run_state {
   const ostio__xfer *x;
   int nprocs;
   slot s[2];
@@ -34,7 +34,8 @@ typedef struct run_state {
   ostio__io_req *reqs;
   char *scratch;                 /* read-modify-write span             */
   int rc;                        /* first error of this rank           */
-} run_state;
+};
+typedef struct run_state run_state;
 
 static ostio__stats *stats(const run_state *st) { return &st->x->fh->stats; }
 
@@ -263,60 +264,68 @@ static void teardown(run_state *st)
   }
 }
 
-int ostio__xfer_run(const ostio__xfer *x)
+int ostio__xfer_begin(const ostio__xfer *x, ostio__xfer_state **out)
 {
-  run_state st;
-  int rc = setup(&st, x);
-  if (rc < 0) {
-    teardown(&st);
-    return rc;
-  }
+  run_state *st = malloc(sizeof *st);
+  *out = st;
+  if (!st) return ostio__fail(OSTIO_ENOMEM, "collective: out of memory");
+  return setup(st, x);
+}
+
+void ostio__xfer_end(ostio__xfer_state *st)
+{
+  if (!st) return;
+  teardown(st);
+  free(st);
+}
+
+int ostio__xfer_run(ostio__xfer_state *st)
+{
+  const ostio__xfer *x = st->x;
   int R = x->nrounds;
   if (!x->pipeline) {
-    slot *sl = &st.s[0];
+    slot *sl = &st->s[0];
     for (int r = 0; r < R; r++) {
-      prep_agg(&st, sl, r);
+      prep_agg(st, sl, r);
       if (x->is_write) {
-        post(&st, sl, r);
-        wait_slot(&st, sl);
-        do_io(&st, sl, NULL);
+        post(st, sl, r);
+        wait_slot(st, sl);
+        do_io(st, sl, NULL);
       } else {
-        do_io(&st, sl, NULL);
-        post(&st, sl, r);
-        wait_slot(&st, sl);
+        do_io(st, sl, NULL);
+        post(st, sl, r);
+        wait_slot(st, sl);
       }
     }
   } else if (x->is_write) {
     if (R > 0) {
-      prep_agg(&st, &st.s[0], 0);
-      post(&st, &st.s[0], 0);
+      prep_agg(st, &st->s[0], 0);
+      post(st, &st->s[0], 0);
     }
     for (int r = 0; r < R; r++) {
-      slot *cur = &st.s[r & 1], *next = &st.s[(r + 1) & 1];
-      wait_slot(&st, cur);
+      slot *cur = &st->s[r & 1], *next = &st->s[(r + 1) & 1];
+      wait_slot(st, cur);
       if (r + 1 < R) {
-        prep_agg(&st, next, r + 1);
-        post(&st, next, r + 1);
+        prep_agg(st, next, r + 1);
+        post(st, next, r + 1);
       }
-      do_io(&st, cur, r + 1 < R ? next : NULL);
+      do_io(st, cur, r + 1 < R ? next : NULL);
     }
   } else {
     if (R > 0) {
-      prep_agg(&st, &st.s[0], 0);
-      do_io(&st, &st.s[0], NULL);
-      post(&st, &st.s[0], 0);
+      prep_agg(st, &st->s[0], 0);
+      do_io(st, &st->s[0], NULL);
+      post(st, &st->s[0], 0);
     }
     for (int r = 0; r < R; r++) {
-      slot *cur = &st.s[r & 1], *next = &st.s[(r + 1) & 1];
+      slot *cur = &st->s[r & 1], *next = &st->s[(r + 1) & 1];
       if (r + 1 < R) {
-        prep_agg(&st, next, r + 1);
-        do_io(&st, next, cur);
-        post(&st, next, r + 1);
+        prep_agg(st, next, r + 1);
+        do_io(st, next, cur);
+        post(st, next, r + 1);
       }
-      wait_slot(&st, cur);
+      wait_slot(st, cur);
     }
   }
-  rc = st.rc;
-  teardown(&st);
-  return rc;
+  return st->rc;
 }

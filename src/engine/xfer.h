@@ -32,7 +32,13 @@ typedef struct ostio__xfer {
   int64_t cap;               /* bytes per round buffer                        */
 } ostio__xfer;
 
-/* Runs all rounds. Returns this rank's first error (I/O, MPI, memory) or 0. */
-int ostio__xfer_run(const ostio__xfer *x);
+typedef struct run_state ostio__xfer_state;
+/* Allocates the round buffers for x (x must outlive the state). A failure
+ * here is local: the caller agrees on it before any rank starts the rounds,
+ * then calls ostio__xfer_end in every case. */
+int ostio__xfer_begin(const ostio__xfer *x, ostio__xfer_state **st);
+/* Runs all rounds. Returns this rank's first error (I/O, MPI) or 0. */
+int ostio__xfer_run(ostio__xfer_state *st);
+void ostio__xfer_end(ostio__xfer_state *st);
 
 #endif
