@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "engine/bufcache.h"
 
 #define TAG 0x0511
 #define IO_CHUNK 64 /* requests per batch between MPI progress calls */
+#define IO_CHUNK_BYTES ((int64_t)1 << 20) /* ... or bytes, whichever comes first */
 
 typedef struct slot {
   char *buf;
@@ -26,6 +28,8 @@ struct run_state {
   ostio__cursor acur;            /* aggregator cursor over ap          */
   ostio__cursor *scur;           /* source cursors, one per aggregator */
   ostio__seg *tmp;               /* source-side segments of one round  */
+  ostio__seg *self;              /* my source segments to myself       */
+  size_t nself;
   size_t tmp_room, seg_room;
   int *blen;                     /* datatype scratch                   */
   MPI_Aint *disp;
@@ -33,6 +37,8 @@ struct run_state {
   int *cnt;
   ostio__io_req *reqs;
   char *scratch;                 /* read-modify-write span             */
+  char *block;                   /* the round buffers (bufcache.h)     */
+  size_t block_size;
   int rc;                        /* first error of this rank           */
 };
 typedef struct run_state run_state;
@@ -69,6 +75,24 @@ static int post_one(run_state *st, slot *sl, char *base, const ostio__seg *segs,
   return 0;
 }
 
+/* Copies between the user buffer and the round buffer for the bytes this
+ * rank sends to itself: both segment lists are in the aggregator's key
+ * order and cover the same bytes, so a two-pointer walk pairs them. */
+static void copy_self(run_state *st, char *rbuf, const ostio__seg *as, size_t na)
+{
+  const ostio__seg *ss = st->self;
+  size_t i = 0, j = 0;
+  int64_t di = 0, dj = 0;
+  while (i < na && j < st->nself) {
+    int64_t n = as[i].len - di < ss[j].len - dj ? as[i].len - di : ss[j].len - dj;
+    char *r = rbuf + as[i].pos + di, *u = st->x->ubuf + ss[j].pos + dj;
+    if (st->x->is_write) memcpy(r, u, (size_t)n);
+    else memcpy(u, r, (size_t)n);
+    if ((di += n) == as[i].len) i++, di = 0;
+    if ((dj += n) == ss[j].len) j++, dj = 0;
+  }
+}
+
 /* The aggregator's segments of round r, into slot sl. */
 static void prep_agg(run_state *st, slot *sl, int r)
 {
@@ -87,14 +111,18 @@ static void post(run_state *st, slot *sl, int r)
   const ostio__xfer *x = st->x;
   double t0 = ostio__now();
   sl->nreq = sl->ntypes = 0;
+  st->nself = 0;
   for (int a = 0; a < x->naggr; a++) {
     if (r >= x->agg_rounds[a]) continue;
     int64_t bytes = x->src_sched[a] ? x->src_sched[a][r] : 0, got = 0;
     if (bytes == 0) continue;
     size_t lo = x->sp_start[a], hi = x->sp_start[a + 1];
-    size_t n = ostio__take(x->sp + lo, hi - lo, &st->scur[a], bytes, 1, 0, st->tmp,
+    int self = x->ranks[a] == x->fh->rank;
+    ostio__seg *dst = self ? st->self : st->tmp;
+    size_t n = ostio__take(x->sp + lo, hi - lo, &st->scur[a], bytes, 1, 0, dst,
                            st->tmp_room, &got);
-    post_one(st, sl, x->ubuf, st->tmp, n, x->ranks[a], x->is_write);
+    if (self) st->nself = n;
+    else post_one(st, sl, x->ubuf, dst, n, x->ranks[a], x->is_write);
   }
   if (x->myagg >= 0 && sl->nsegs > 0) {
     /* Group the round's segments by source, keeping their order. */
@@ -110,7 +138,8 @@ static void post(run_state *st, slot *sl, int r)
         st->tmp[j - i] = sl->segs[st->order[j]];
         j++;
       }
-      post_one(st, sl, sl->buf, st->tmp, j - i, peer, !x->is_write);
+      if (peer == x->fh->rank) copy_self(st, sl->buf, st->tmp, j - i);
+      else post_one(st, sl, sl->buf, st->tmp, j - i, peer, !x->is_write);
       i = j;
     }
   }
@@ -140,8 +169,10 @@ static int gap_is_mine(const run_state *st, int64_t from, int64_t to)
 static int issue(run_state *st, size_t nr, int write, slot *other)
 {
   int rc = 0;
-  for (size_t k = 0; k < nr && rc == 0; k += IO_CHUNK) {
-    size_t m = nr - k < IO_CHUNK ? nr - k : IO_CHUNK;
+  for (size_t k = 0, m; k < nr && rc == 0; k += m) {
+    int64_t bytes = st->reqs[k].len;
+    for (m = 1; k + m < nr && m < IO_CHUNK && bytes < IO_CHUNK_BYTES; m++)
+      bytes += st->reqs[k + m].len;
     rc = write ? ostio__io_write_batch(&st->x->fh->io, st->reqs + k, m)
                : ostio__io_read_batch(&st->x->fh->io, st->reqs + k, m);
     if (other && other->nreq) {
@@ -220,10 +251,11 @@ static int setup(run_state *st, const ostio__xfer *x)
   size_t nreq = (size_t)x->naggr + (size_t)st->nprocs;
   st->scur = calloc((size_t)x->naggr, sizeof *st->scur);
   st->tmp = malloc(st->tmp_room * sizeof *st->tmp);
+  st->self = malloc(st->tmp_room * sizeof *st->self);
   st->blen = malloc(st->tmp_room * sizeof *st->blen);
   st->disp = malloc(st->tmp_room * sizeof *st->disp);
   st->cnt = malloc((size_t)(st->nprocs + 1) * sizeof *st->cnt);
-  int ok = st->scur && st->tmp && st->blen && st->disp && st->cnt;
+  int ok = st->scur && st->tmp && st->self && st->blen && st->disp && st->cnt;
   int nslots = x->pipeline ? 2 : 1;
   if (x->myagg >= 0 && x->my_rounds > 0) {
     int64_t total = 0;
@@ -233,9 +265,13 @@ static int setup(run_state *st, const ostio__xfer *x)
     st->reqs = malloc(st->seg_room * sizeof *st->reqs);
     ok = ok && st->order && st->reqs;
     if (x->rmw) ok = ok && (st->scratch = malloc((size_t)x->cap));
-    for (int k = 0; k < nslots; k++)
-      ok = ok && (st->s[k].buf = malloc(bsize ? bsize : 1)) &&
-           (st->s[k].segs = malloc(st->seg_room * sizeof(ostio__seg)));
+    if (bsize == 0) bsize = 1;
+    st->block = ostio__bufcache_get((size_t)nslots * bsize, &st->block_size);
+    ok = ok && st->block;
+    for (int k = 0; k < nslots; k++) {
+      st->s[k].buf = st->block ? st->block + (size_t)k * bsize : NULL;
+      ok = ok && (st->s[k].segs = malloc(st->seg_room * sizeof(ostio__seg)));
+    }
   }
   for (int k = 0; k < 2; k++)
     ok = ok && (st->s[k].req = malloc(nreq * sizeof(MPI_Request))) &&
@@ -249,14 +285,15 @@ static void teardown(run_state *st)
 {
   free(st->scur);
   free(st->tmp);
+  free(st->self);
   free(st->blen);
   free(st->disp);
   free(st->cnt);
   free(st->order);
   free(st->reqs);
   free(st->scratch);
+  ostio__bufcache_put(st->block, st->block_size);
   for (int k = 0; k < 2; k++) {
-    free(st->s[k].buf);
     free(st->s[k].segs);
     free(st->s[k].req);
     free(st->s[k].stat);
