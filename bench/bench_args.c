@@ -31,6 +31,7 @@ void ob_config_defaults(ob_config *c)
   c->iterations = 1;
   c->warmup = 1;
   snprintf(c->path, sizeof c->path, "%s", "./ostio-bench.dat");
+  snprintf(c->container, sizeof c->container, "%s", "plain");
 }
 
 int64_t ob_parse_size(const char *s)
@@ -118,7 +119,7 @@ static int takes_value(const char *a)
   static const char *const with[] = {"-a", "-b", "-t", "-s", "-p", "--btio-class", "-i",
                                      "--warmup", "-o", "-O", "--json", "--stripe-count",
                                      "--stripe-size", "--seed", "--flash-blocks",
-                                     "--flash-nxb"};
+                                     "--flash-nxb", "--container"};
   for (size_t i = 0; i < sizeof with / sizeof *with; i++)
     if (!strcmp(a, with[i])) return 1;
   return 0;
@@ -210,6 +211,11 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
     } else if (!strcmp(a, "--flash-nxb")) {
       if ((rc = parse_count(a, v, 1, &fnxb, err, cap))) return rc;
       if (fnxb > 4096) return usage_err(err, cap, "--flash-nxb: at most 4096");
+    } else if (!strcmp(a, "--container")) {
+      if (strcmp(v, "plain") && strcmp(v, "striped"))
+        return usage_err(err, cap, "--container: \"%s\" is not a container kind; use plain or "
+                         "striped", v);
+      snprintf(c->container, sizeof c->container, "%s", v);
     } else if (!strcmp(a, "--seed")) {
       if ((rc = parse_count(a, v, 0, &seed, err, cap))) return rc;
     } else {
@@ -224,6 +230,12 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
     return usage_err(err, cap, "-R: verifying the read needs a read phase (-r)");
   if ((fblocks > 0 || fnxb > 0) && kind != OB_PAT_FLASH)
     return usage_err(err, cap, "%s: only with -p flash", fblocks > 0 ? "--flash-blocks" : "--flash-nxb");
+  if (strcmp(c->container, "plain")) {
+    int any = 0;
+    for (int i = 0; i < c->napis; i++) any |= c->apis[i].kind == OB_API_OSTIO;
+    if (!any)
+      return usage_err(err, cap, "--container: only ostio APIs write containers; add one to -a");
+  }
   if (btio_class && kind != OB_PAT_BTIO)
     return usage_err(err, cap, "--btio-class: only with -p btio");
   for (int i = 0; i < c->napis && c->file_per_proc; i++) {
@@ -280,6 +292,8 @@ void ob_usage(FILE *out)
     "  --stripe-size S  striping_unit hint  [unset]\n"
     "  --flash-blocks N FLASH blocks per rank: N + rank mod 3  [80]\n"
     "  --flash-nxb N    FLASH cells per block edge  [16]\n"
+    "  --container KIND ostio APIs write a plain file or a striped container (K objects =\n"
+    "                   --stripe-count or -O ostio_objects=K); MPI-IO, POSIX: plain  [plain]\n"
     "  --seed N         data and random-pattern seed  [1]\n"
     "  -h, --help       this text\n"
     "SIZE and N take k, m, g suffixes (powers of 1024). Exit status: 0 ok, 1 verification\n"

@@ -88,6 +88,8 @@ void ob_report_text(FILE *f, const ob_config *c, const ob_results *res)
   fprintf(f, "  block %lld, transfer %lld, segments %lld, iterations %d + %d warm-up, fsync %s\n",
           (long long)p->block, (long long)p->transfer, (long long)p->segments, c->iterations,
           c->warmup, c->fsync ? "on" : "off");
+  if (strcmp(c->container, "plain"))
+    fprintf(f, "  ostio APIs write a %s container; MPI-IO and POSIX a plain file\n", c->container);
   fprintf(f, "\n%-4s %-18s %-5s %10s %9s %9s %9s %9s %-6s %-11s %5s %5s %8s\n", "iter", "api",
           "op", "MiB/s", "open(s)", "io(s)", "close(s)", "total(s)", "verify", "strategy",
           "aggr", "objs", "sys_ops");
@@ -154,12 +156,12 @@ void ob_report_json(FILE *f, const ob_config *c, const ob_results *res)
   fprintf(f, ", \"block\": %lld, \"transfer\": %lld, \"segments\": %lld, \"btio_class\": \"%c\", "
           "\"seed\": %llu, \"file_per_process\": %s, \"collective\": %s, \"fsync\": %s, "
           "\"reorder\": %s, \"iterations\": %d, \"warmup\": %d, \"stripe_count\": %d, "
-          "\"stripe_size\": %lld, \"path\": ",
+          "\"stripe_size\": %lld, \"container\": \"%s\", \"path\": ",
           (long long)p->block, (long long)p->transfer, (long long)p->segments,
           p->btio_class ? p->btio_class : '-', (unsigned long long)p->seed,
           c->file_per_proc ? "true" : "false", c->collective ? "true" : "false",
           c->fsync ? "true" : "false", c->reorder ? "true" : "false", c->iterations, c->warmup,
-          c->stripe_count, (long long)c->stripe_size);
+          c->stripe_count, (long long)c->stripe_size, c->container);
   json_str(f, c->path);
   fprintf(f, ",\n    \"apis\": [");
   for (int a = 0; a < c->napis; a++) {

@@ -5,10 +5,12 @@
  * agreed over MPI_COMM_WORLD before anyone decides. Never prints or exits. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -80,7 +82,10 @@ static MPI_Info make_info(const ob_config *c, const ob_api *api)
     snprintf(v, sizeof v, "%lld", (long long)c->stripe_size);
     MPI_Info_set(info, "striping_unit", v);
   }
-  if (api->kind == OB_API_OSTIO) MPI_Info_set(info, "ostio_strategy", api->strategy);
+  if (api->kind == OB_API_OSTIO) {
+    MPI_Info_set(info, "ostio_strategy", api->strategy);
+    if (strcmp(c->container, "plain")) MPI_Info_set(info, "ostio_container", c->container);
+  }
   return info;
 }
 
@@ -275,11 +280,58 @@ static void file_path(run *x, int owner)
   else snprintf(x->path, sizeof x->path, "%s.%s", x->c->path, api);
 }
 
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+  (void)sb, (void)ftw;
+  if (flag == FTW_DP) rmdir(p);
+  else unlink(p);
+  return 0;
+}
+
+/* Removes the file, or the container directory with everything in it. */
 static void remove_file(run *x)
 {
   file_path(x, x->rank);
-  if (x->c->file_per_proc || x->rank == 0) unlink(x->path);
+  if (x->c->file_per_proc || x->rank == 0) {
+    struct stat sb;
+    if (lstat(x->path, &sb) == 0 && S_ISDIR(sb.st_mode))
+      nftw(x->path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    else unlink(x->path);
+  }
   MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* A container is read and written through ostio (MPI_COMM_SELF); a plain
+ * file directly, so -W checks the bytes independently of ostio. */
+static int is_container(const run *x)
+{
+  return x->api->kind == OB_API_OSTIO && strcmp(x->c->container, "plain") != 0;
+}
+
+static int range_io(run *x, ostio_file *ofh, int fd, int write, uint8_t *b, int64_t len,
+                    int64_t off)
+{
+  if (ofh) return (write ? ostio_write_at(ofh, off, b, (size_t)len)
+                         : ostio_read_at(ofh, off, b, (size_t)len)) ? EIO : 0;
+  (void)x;
+  return full_io(fd, write, b, len, off);
+}
+
+static int open_check(run *x, int write, ostio_file **ofh, int *fd)
+{
+  *ofh = NULL;
+  *fd = -1;
+  if (is_container(x))
+    return ostio_open(MPI_COMM_SELF, x->path, write ? MPI_MODE_RDWR : MPI_MODE_RDONLY,
+                      MPI_INFO_NULL, ofh) ? -1 : 0;
+  *fd = open(x->path, write ? O_RDWR : O_RDONLY);
+  return *fd < 0 ? -1 : 0;
+}
+
+static void close_check(ostio_file **ofh, int fd)
+{
+  if (*ofh) ostio_close(ofh);
+  if (fd >= 0) close(fd);
 }
 
 /* Flips one byte of rank 0's first written extent (testing hook). */
@@ -290,33 +342,35 @@ static void corrupt(run *x, const side *w)
     for (int s = 0; s < w->plan.nsteps; s++)
       if (w->plan.steps[s].n > 0 && w->plan.steps[s].ext[0].length > 0) {
         uint8_t b = 0;
-        int fd = open(x->path, O_RDWR);
+        ostio_file *ofh;
+        int fd;
         int64_t off = w->plan.steps[s].ext[0].offset;
-        if (fd >= 0 && pread(fd, &b, 1, off) == 1) {
+        if (open_check(x, 1, &ofh, &fd) == 0 && range_io(x, ofh, fd, 0, &b, 1, off) == 0) {
           b ^= 0xff;
-          if (pwrite(fd, &b, 1, off) != 1) b = 0;
+          range_io(x, ofh, fd, 1, &b, 1, off);
         }
-        if (fd >= 0) close(fd);
+        close_check(&ofh, fd);
         break;
       }
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-/* -W: read this rank's written extents back with pread and check them. */
+/* -W: read this rank's written extents back (pread; ostio for containers) and check them. */
 static int verify_written(run *x, const side *w, uint8_t *vbuf)
 {
-  int bad = 0, fd = open(x->path, O_RDONLY);
-  if (fd < 0) return 1;
+  ostio_file *ofh;
+  int bad = 0, fd;
+  if (open_check(x, 0, &ofh, &fd) != 0) return 1;
   for (int s = 0; s < w->plan.nsteps && !bad; s++) {
     const ob_step *st = &w->plan.steps[s];
     uint8_t *b = vbuf;
     for (size_t i = 0; i < st->n && !bad; i++) {
-      bad = full_io(fd, 0, b, st->ext[i].length, st->ext[i].offset) != 0;
+      bad = range_io(x, ofh, fd, 0, b, st->ext[i].length, st->ext[i].offset) != 0;
       b += st->ext[i].length;
     }
     if (!bad) bad = ob_check(vbuf, st->ext, st->n, x->c->pat.seed) >= 0;
   }
-  close(fd);
+  close_check(&ofh, fd);
   return bad;
 }
 

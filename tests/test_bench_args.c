@@ -91,6 +91,9 @@ static void test_every_flag(void)
   CHECK(c.nhints == 2 && !strcmp(c.hint_key[0], "cb_nodes") && !strcmp(c.hint_val[0], "2"));
   CHECK(!strcmp(c.hint_key[1], "romio_cb_write") && !strcmp(c.hint_val[1], "enable"));
   CHECK(c.stripe_count == 4 && c.stripe_size == 1048576);
+  CHECK(!strcmp(c.container, "plain"));
+  CHECK(parse("-a ostio:ost,mpiio --container striped", &c, err, sizeof err) == OB_OK);
+  CHECK(!strcmp(c.container, "striped"));
   /* --flag=value, btio, flash, random, -F with the APIs that allow it */
   CHECK(parse("-p btio --btio-class=s --warmup=0", &c, err, sizeof err) == OB_OK);
   CHECK(c.pat.kind == OB_PAT_BTIO && c.pat.btio_class == 'S' && c.warmup == 0);
@@ -126,6 +129,9 @@ static void test_bad_flags(void)
   bad("--seed x", "--seed");
   bad("--btio-class Z -p btio", "--btio-class");
   bad("--btio-class A", "--btio-class");
+  bad("--container log", "--container");
+  bad("--container", "--container");
+  bad("-a mpiio,posix --container striped", "--container");
   bad("--flash-nxb 4", "--flash-nxb");
   bad("-W -r", "-W");
   bad("-R -w", "-R");
