@@ -10,7 +10,7 @@
 #         4 ranks), striped (striped containers K = 2, 4 vs MPI-IO).
 # Default: plain. Disk = /tmp, tmpfs = /dev/shm (override DISK=, TMPFS=).
 set -euo pipefail
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 groups=() iters=5 build=build-meas out=
 while [ $# -gt 0 ]; do
   case "$1" in
