@@ -5,6 +5,8 @@
 #include "io/io.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,6 +52,31 @@ void ostio__io_fini(ostio__io *io)
   ostio__uring_free(io);
 #endif
   io->uring = NULL;
+  free(io->obj_used);
+  io->obj_used = NULL;
+  io->obj = NULL;
+}
+
+int ostio__io_set_objects(ostio__io *io, const ostio__io_objects *o)
+{
+  free(io->obj_used);
+  io->obj_used = NULL;
+  io->obj = NULL;
+  if (!o) return 0;
+  if (o->n < 1 || o->stripe_size < 1 || !o->fd)
+    return ostio__fail(OSTIO_EINVAL, "io: object table with %d objects and stripe size %lld; "
+                       "expected at least 1 of each", (int)o->n, (long long)o->stripe_size);
+  if (!(io->obj_used = calloc((size_t)o->n, 1)))
+    return ostio__fail(OSTIO_ENOMEM, "io: out of memory for %d objects", (int)o->n);
+  io->obj = o;
+  return 0;
+}
+
+int64_t ostio__io_logical(const ostio__io *io, int32_t obj, int64_t off)
+{
+  if (obj < 0 || !io->obj) return off;
+  int64_t s = io->obj->stripe_size;
+  return (off / s * io->obj->n + obj) * s + off % s;
 }
 
 /* ---- one system call ----------------------------------------------------- */
@@ -70,9 +97,10 @@ static void count_stripes(ostio__io *io, int64_t off, size_t len)
     ostio__stat_add(io->stats, OSTIO__STAT_stripe_sized_writes, 1);
 }
 
-void ostio__io_call_begin(ostio__io *io, int is_write, int64_t off, size_t len,
-                          ostio__io_call *c)
+void ostio__io_call_begin(ostio__io *io, int is_write, const ostio__io_preq *q, size_t done,
+                          size_t len, ostio__io_call *c)
 {
+  int64_t off = ostio__io_logical(io, q->obj, q->off + (int64_t)done);
   int64_t nth = is_write ? ++io->nwrites : ++io->nreads;
   const ostio__fault *f = &io->fault;
   c->fault = -1;
@@ -88,6 +116,11 @@ void ostio__io_call_begin(ostio__io *io, int is_write, int64_t off, size_t len,
   if (!io->stats) return;
   ostio__stat_add(io->stats, is_write ? OSTIO__STAT_sys_writes : OSTIO__STAT_sys_reads, 1);
   if (is_write) count_stripes(io, off, c->len);
+  if (q->obj >= 0 && io->obj_used && !(io->obj_used[q->obj] & (is_write ? 1 : 2))) {
+    io->obj_used[q->obj] |= is_write ? 1 : 2;
+    ostio__stat_add(io->stats, is_write ? OSTIO__STAT_objfiles_written
+                                        : OSTIO__STAT_objfiles_read, 1);
+  }
 }
 
 /* ---- errors -------------------------------------------------------------- */
@@ -104,23 +137,42 @@ static const char *advice(int err)
   }
 }
 
-int ostio__io_fail_errno(int is_write, size_t len, int64_t off, int64_t at, int err,
-                         int injected)
+/* " (object NAME at object offset N)" for container requests, else "". */
+static const char *where(const ostio__io *io, const ostio__io_preq *q, int64_t at, char *buf,
+                         size_t cap)
 {
+  buf[0] = '\0';
+  if (q->obj >= 0 && io->obj)
+    snprintf(buf, cap, " (object %s at object offset %lld)",
+             io->obj->name ? io->obj->name[q->obj] : "?", (long long)at);
+  return buf;
+}
+
+int ostio__io_fail_errno(const ostio__io *io, int is_write, const ostio__io_preq *q,
+                         size_t done, int err, int injected)
+{
+  char w[128];
+  int64_t at = q->off + (int64_t)done;
   return ostio__fail(ostio__from_errno(err),
-                     "%s %zu bytes at offset %lld failed at offset %lld: %s (errno %d)%s; %s",
-                     is_write ? "writing" : "reading", len, (long long)off, (long long)at,
+                     "%s %lld bytes at offset %lld failed at offset %lld%s: %s (errno %d)%s; %s",
+                     is_write ? "writing" : "reading", (long long)q->len,
+                     (long long)ostio__io_logical(io, q->obj, q->off),
+                     (long long)ostio__io_logical(io, q->obj, at), where(io, q, at, w, sizeof w),
                      strerror(err), err, injected ? ", injected by OSTIO_FAULT" : "",
                      injected ? "unset OSTIO_FAULT to run without faults" : advice(err));
 }
 
-int ostio__io_fail_stuck(int is_write, size_t len, int64_t off, int64_t at, int injected)
+int ostio__io_fail_stuck(const ostio__io *io, int is_write, const ostio__io_preq *q,
+                         size_t done, int injected)
 {
+  char w[128];
+  int64_t at = q->off + (int64_t)done;
   return ostio__fail(OSTIO_EIO,
-                     "%s %zu bytes at offset %lld: a %s call at offset %lld moved 0 bytes (no "
-                     "progress)%s; %s", is_write ? "writing" : "reading", len, (long long)off,
-                     is_write ? "write" : "read", (long long)at,
-                     injected ? ", injected by OSTIO_FAULT" : "",
+                     "%s %lld bytes at offset %lld: a %s call at offset %lld%s moved 0 bytes (no "
+                     "progress)%s; %s", is_write ? "writing" : "reading", (long long)q->len,
+                     (long long)ostio__io_logical(io, q->obj, q->off),
+                     is_write ? "write" : "read", (long long)ostio__io_logical(io, q->obj, at),
+                     where(io, q, at, w, sizeof w), injected ? ", injected by OSTIO_FAULT" : "",
                      injected ? "unset OSTIO_FAULT to run without faults"
                               : "check free space and the file system's health, then retry");
 }
@@ -144,23 +196,24 @@ static int check_range(int is_write, size_t len, int64_t off)
   return 0;
 }
 
-int ostio__io_loop(ostio__io *io, int is_write, char *buf, size_t len, int64_t off, size_t done)
+int ostio__io_loop(ostio__io *io, int is_write, const ostio__io_preq *q, size_t done)
 {
+  size_t len = (size_t)q->len;
+  char *buf = q->buf;
   while (done < len) {
-    int64_t at = off + (int64_t)done;
+    int64_t at = q->off + (int64_t)done;
     ostio__io_call c;
-    ostio__io_call_begin(io, is_write, at, len - done, &c);
-    if (c.fault == OSTIO__FAULT_ERRNO)
-      return ostio__io_fail_errno(is_write, len, off, at, c.err, 1);
-    if (c.fault == OSTIO__FAULT_STUCK) return ostio__io_fail_stuck(is_write, len, off, at, 1);
-    ssize_t n = is_write ? pwrite(io->fd, buf + done, c.len, (off_t)at)
-                         : pread(io->fd, buf + done, c.len, (off_t)at);
+    ostio__io_call_begin(io, is_write, q, done, len - done, &c);
+    if (c.fault == OSTIO__FAULT_ERRNO) return ostio__io_fail_errno(io, is_write, q, done, c.err, 1);
+    if (c.fault == OSTIO__FAULT_STUCK) return ostio__io_fail_stuck(io, is_write, q, done, 1);
+    ssize_t n = is_write ? pwrite(q->fd, buf + done, c.len, (off_t)at)
+                         : pread(q->fd, buf + done, c.len, (off_t)at);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return ostio__io_fail_errno(is_write, len, off, at, errno, 0);
+      return ostio__io_fail_errno(io, is_write, q, done, errno, 0);
     }
     if (n == 0) {
-      if (is_write) return ostio__io_fail_stuck(is_write, len, off, at, 0);
+      if (is_write) return ostio__io_fail_stuck(io, is_write, q, done, 0);
       memset(buf + done, 0, len - done); /* end of file: the rest reads as zeros */
       break;
     }
@@ -172,29 +225,117 @@ int ostio__io_loop(ostio__io *io, int is_write, char *buf, size_t len, int64_t o
   return 0;
 }
 
+/* ---- routing to objects --------------------------------------------------- */
+
+static int by_place(const void *a, const void *b)
+{
+  const ostio__io_preq *x = a, *y = b;
+  if (x->obj != y->obj) return x->obj < y->obj ? -1 : 1;
+  return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The system requests for n sorted, non-overlapping logical requests: the
+ * same for a plain file; for a container each is cut at stripe boundaries,
+ * sorted by (object, object offset) and parts adjacent in one object and in
+ * memory merged. *out is malloc'ed. */
+static int route(const ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
+                 ostio__io_preq **out, size_t *nout)
+{
+  const ostio__io_objects *o = io->obj;
+  size_t cap = 0;
+  *out = NULL;
+  *nout = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t parts = 1;
+    if (o) {
+      int64_t first = r[i].off / o->stripe_size;
+      int64_t last = (r[i].off + r[i].len - 1) / o->stripe_size;
+      parts = (size_t)(last - first + 1);
+    }
+    if (parts > SIZE_MAX / sizeof **out - cap)
+      return ostio__fail(OSTIO_ENOMEM, "batch: too many stripe pieces");
+    cap += parts;
+  }
+  ostio__io_preq *p = malloc((cap ? cap : 1) * sizeof *p);
+  if (!p)
+    return ostio__fail(OSTIO_ENOMEM, "%s %zu requests: out of memory for %zu stripe pieces",
+                       is_write ? "writing" : "reading", n, cap);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!o) {
+      p[k++] = (ostio__io_preq){io->fd, -1, r[i].off, r[i].len, r[i].buf};
+      continue;
+    }
+    int64_t s = o->stripe_size, pos = r[i].off, end = r[i].off + r[i].len;
+    while (pos < end) {
+      int64_t stripe = pos / s, lim = (stripe + 1) * s < end ? (stripe + 1) * s : end;
+      int32_t obj = (int32_t)(stripe % o->n);
+      p[k++] = (ostio__io_preq){o->fd[obj], obj, stripe / o->n * s + pos % s, lim - pos,
+                                r[i].buf + (pos - r[i].off)};
+      pos = lim;
+    }
+  }
+  if (o && k > 1) {
+    qsort(p, k, sizeof *p, by_place);
+    size_t j = 0;
+    for (size_t i = 0; i < k; i++) {
+      ostio__io_preq *q = j ? &p[j - 1] : NULL;
+      if (q && q->obj == p[i].obj && q->off + q->len == p[i].off && q->buf + q->len == p[i].buf)
+        q->len += p[i].len;
+      else
+        p[j++] = p[i];
+    }
+    k = j;
+  }
+  *out = p;
+  *nout = k;
+  return 0;
+}
+
+/* Runs requests with the loop; the first failure is returned after every
+ * request was attempted. */
+static int run_loop(ostio__io *io, int is_write, const ostio__io_preq *q, size_t k)
+{
+  char keep[DETAIL_KEEP];
+  int first = 0;
+  for (size_t i = 0; i < k; i++)
+    ostio__io_keep_first(ostio__io_loop(io, is_write, &q[i], 0), &first, keep, sizeof keep);
+  if (first < 0) ostio__set_detail(keep);
+  return first;
+}
+
 static void add_time(ostio__io *io, double t0)
 {
   if (io->stats) io->stats->t[OSTIO__T_time_io] += ostio__now() - t0;
 }
 
-int ostio__io_pwrite(ostio__io *io, const void *buf, size_t len, int64_t off)
+static int one(ostio__io *io, int is_write, char *buf, size_t len, int64_t off)
 {
-  int rc = check_range(1, len, off);
+  int rc = check_range(is_write, len, off);
   if (rc < 0) return rc;
   double t0 = io->stats ? ostio__now() : 0;
-  rc = ostio__io_loop(io, 1, (char *)(uintptr_t)buf, len, off, 0);
+  if (!io->obj) {
+    ostio__io_preq q = {io->fd, -1, off, (int64_t)len, buf};
+    rc = ostio__io_loop(io, is_write, &q, 0);
+  } else if (len > 0) {
+    ostio__io_req r = {off, (int64_t)len, buf};
+    ostio__io_preq *q = NULL;
+    size_t k = 0;
+    if ((rc = route(io, is_write, &r, 1, &q, &k)) == 0) rc = run_loop(io, is_write, q, k);
+    free(q);
+  }
   add_time(io, t0);
   return rc;
 }
 
+int ostio__io_pwrite(ostio__io *io, const void *buf, size_t len, int64_t off)
+{
+  return one(io, 1, (char *)(uintptr_t)buf, len, off);
+}
+
 int ostio__io_pread(ostio__io *io, void *buf, size_t len, int64_t off)
 {
-  int rc = check_range(0, len, off);
-  if (rc < 0) return rc;
-  double t0 = io->stats ? ostio__now() : 0;
-  rc = ostio__io_loop(io, 0, buf, len, off, 0);
-  add_time(io, t0);
-  return rc;
+  return one(io, 0, buf, len, off);
 }
 
 /* ---- batches ------------------------------------------------------------- */
@@ -260,28 +401,23 @@ static int merge(int is_write, const ostio__io_req *r, size_t n, ostio__io_req *
 static int batch(ostio__io *io, int is_write, const ostio__io_req *r, size_t n)
 {
   ostio__io_req *m;
-  size_t k;
+  ostio__io_preq *q = NULL;
+  size_t k, nq = 0;
   int rc = merge(is_write, r, n, &m, &k);
   if (rc < 0 || k == 0) return rc;
   double t0 = io->stats ? ostio__now() : 0;
+  if ((rc = route(io, is_write, m, k, &q, &nq)) < 0) goto done;
 #ifdef OSTIO_HAVE_URING
-  if (io->uring_use && io->uring_state >= 0 && k >= io->uring_min) {
+  if (io->uring_use && io->uring_state >= 0 && nq >= io->uring_min) {
     int used;
-    rc = ostio__uring_batch(io, is_write, m, k, &used);
+    rc = ostio__uring_batch(io, is_write, q, nq, &used);
     if (used) goto done; /* else the ring could not be set up: use the loop */
   }
 #endif
-  char keep[DETAIL_KEEP];
-  int first = 0;
-  for (size_t i = 0; i < k; i++)
-    ostio__io_keep_first(ostio__io_loop(io, is_write, m[i].buf, (size_t)m[i].len, m[i].off, 0),
-                         &first, keep, sizeof keep);
-  if (first < 0) ostio__set_detail(keep);
-  rc = first;
-#ifdef OSTIO_HAVE_URING
+  rc = run_loop(io, is_write, q, nq);
 done:
-#endif
   add_time(io, t0);
+  free(q);
   free(m);
   return rc;
 }

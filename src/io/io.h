@@ -38,9 +38,23 @@ typedef struct ostio__fault {
  * OSTIO_EINVAL with a detail naming the bad field and the syntax. */
 int ostio__fault_parse(const char *spec, ostio__fault *f);
 
+/* ---- container objects ----------------------------------------------------
+ * A striped container (src/container) stores the logical file as n object
+ * files, stripe k in object k mod n at object offset (k / n) * stripe_size.
+ * With an object table every request is split at stripe boundaries and each
+ * part goes to (object fd, object offset); callers keep logical offsets. */
+typedef struct ostio__io_objects {
+  int32_t n;                  /* objects, >= 1                              */
+  int64_t stripe_size;        /* > 0                                        */
+  const int *fd;              /* n open object files                        */
+  char *const *name;          /* n names, for error details                 */
+} ostio__io_objects;
+
 /* ---- one open file ------------------------------------------------------ */
 typedef struct ostio__io {
-  int fd;
+  int fd;                     /* the plain file (unused with objects)      */
+  const ostio__io_objects *obj; /* NULL for a plain file; borrowed         */
+  unsigned char *obj_used;    /* per object: 1 written, 2 read (counters)  */
   int rank;                   /* in the file's communicator (for faults)   */
   const ostio_layout *layout; /* for stripe-sized / stripe-aligned counts  */
   ostio__stats *stats;        /* counters: sys_*, bytes_*, stripe_*, faults_injected; timer time_io */
@@ -58,6 +72,10 @@ typedef struct ostio__io {
  * up, without the fault). stats and layout are borrowed. */
 int ostio__io_init(ostio__io *io, int fd, int rank, const ostio_layout *layout,
                    ostio__stats *stats);
+
+/* Routes every later request to the objects of o (borrowed; must outlive
+ * io). Counts objfiles_written / objfiles_read per distinct object. */
+int ostio__io_set_objects(ostio__io *io, const ostio__io_objects *o);
 
 /* Writes all len bytes at off; retries EINTR and short writes; a call that
  * makes no progress is OSTIO_EIO. Errors name the offset and the errno. */
@@ -80,7 +98,7 @@ typedef struct ostio__io_req {
 int ostio__io_write_batch(ostio__io *io, const ostio__io_req *r, size_t n);
 int ostio__io_read_batch(ostio__io *io, const ostio__io_req *r, size_t n);
 
-/* Frees batch resources (io_uring ring). Safe to call twice. */
+/* Frees batch resources (io_uring ring, object counters). Safe to call twice. */
 void ostio__io_fini(ostio__io *io);
 
 #endif

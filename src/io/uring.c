@@ -88,32 +88,32 @@ static unsigned submit_and_reap(ring *g, unsigned nsqe)
 }
 
 /* Result of slot i of the chunk (request q). */
-static int finish(ostio__io *io, int is_write, ring *g, size_t i, const ostio__io_req *q)
+static int finish(ostio__io *io, int is_write, ring *g, size_t i, const ostio__io_preq *q)
 {
   size_t len = (size_t)q->len;
   const ostio__io_call *c = &g->call[i];
-  if (g->state[i] == LOOP) return ostio__io_loop(io, is_write, q->buf, len, q->off, 0);
+  if (g->state[i] == LOOP) return ostio__io_loop(io, is_write, q, 0);
   if (g->state[i] == INJECTED) {
     if (c->fault == OSTIO__FAULT_STUCK)
-      return ostio__io_fail_stuck(is_write, len, q->off, q->off, 1);
-    return ostio__io_fail_errno(is_write, len, q->off, q->off, c->err, 1);
+      return ostio__io_fail_stuck(io, is_write, q, 0, 1);
+    return ostio__io_fail_errno(io, is_write, q, 0, c->err, 1);
   }
   int32_t res = g->res[i];
-  if (res == -EINTR || res == -EAGAIN) return ostio__io_loop(io, is_write, q->buf, len, q->off, 0);
-  if (res < 0) return ostio__io_fail_errno(is_write, len, q->off, q->off, -res, 0);
+  if (res == -EINTR || res == -EAGAIN) return ostio__io_loop(io, is_write, q, 0);
+  if (res < 0) return ostio__io_fail_errno(io, is_write, q, 0, -res, 0);
   if (res == 0) {
-    if (is_write) return ostio__io_fail_stuck(is_write, len, q->off, q->off, 0);
+    if (is_write) return ostio__io_fail_stuck(io, is_write, q, 0, 0);
     memset(q->buf, 0, len); /* end of file */
     return 0;
   }
   if (io->stats)
     ostio__stat_add(io->stats, is_write ? OSTIO__STAT_bytes_written : OSTIO__STAT_bytes_read,
                     res);
-  if ((size_t)res < len) return ostio__io_loop(io, is_write, q->buf, len, q->off, (size_t)res);
+  if ((size_t)res < len) return ostio__io_loop(io, is_write, q, (size_t)res);
   return 0;
 }
 
-int ostio__uring_batch(ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
+int ostio__uring_batch(ostio__io *io, int is_write, const ostio__io_preq *r, size_t n,
                        int *used)
 {
   *used = 0;
@@ -128,18 +128,18 @@ int ostio__uring_batch(ostio__io *io, int is_write, const ostio__io_req *r, size
     size_t m = n - base < OSTIO__URING_DEPTH ? n - base : OSTIO__URING_DEPTH;
     unsigned nsqe = 0;
     for (size_t i = 0; i < m; i++) {
-      const ostio__io_req *q = &r[base + i];
+      const ostio__io_preq *q = &r[base + i];
       size_t len = (size_t)q->len < SQE_MAX_LEN ? (size_t)q->len : SQE_MAX_LEN;
-      ostio__io_call_begin(io, is_write, q->off, len, &g->call[i]);
+      ostio__io_call_begin(io, is_write, q, 0, len, &g->call[i]);
       int f = g->call[i].fault;
       g->state[i] = f == OSTIO__FAULT_ERRNO || f == OSTIO__FAULT_STUCK ? INJECTED : LOOP;
       if (g->state[i] == INJECTED) continue;
       struct io_uring_sqe *sqe = io_uring_get_sqe(&g->ring);
       if (!sqe) continue; /* cannot happen (the ring is empty, m <= depth): loop does it */
       if (is_write)
-        io_uring_prep_write(sqe, io->fd, q->buf, (unsigned)g->call[i].len, (uint64_t)q->off);
+        io_uring_prep_write(sqe, q->fd, q->buf, (unsigned)g->call[i].len, (uint64_t)q->off);
       else
-        io_uring_prep_read(sqe, io->fd, q->buf, (unsigned)g->call[i].len, (uint64_t)q->off);
+        io_uring_prep_read(sqe, q->fd, q->buf, (unsigned)g->call[i].len, (uint64_t)q->off);
       io_uring_sqe_set_data(sqe, (void *)(uintptr_t)i); /* liburing < 2.2 lacks *_data64 */
       nsqe++; /* state stays LOOP until its completion arrives */
     }
@@ -156,8 +156,8 @@ int ostio__uring_batch(ostio__io *io, int is_write, const ostio__io_req *r, size
       io->uring = NULL;
       io->uring_state = -1;
       for (; base < n; base++)
-        ostio__io_keep_first(ostio__io_loop(io, is_write, r[base].buf, (size_t)r[base].len,
-                                            r[base].off, 0), &first, keep, sizeof keep);
+        ostio__io_keep_first(ostio__io_loop(io, is_write, &r[base], 0), &first, keep,
+                             sizeof keep);
     }
   }
   if (first < 0) ostio__set_detail(keep);

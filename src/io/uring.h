@@ -17,6 +17,20 @@
 #define OSTIO__URING_DEPTH 256
 
 /* ---- from io.c ----------------------------------------------------------- */
+/* A request as the system sees it: a range of one file descriptor (the
+ * plain file, or one container object). obj is the object index (-1 for a
+ * plain file), so counters and details can name the logical offset. */
+typedef struct ostio__io_preq {
+  int fd;
+  int32_t obj;
+  int64_t off;          /* in the file or the object                       */
+  int64_t len;
+  char *buf;
+} ostio__io_preq;
+
+/* Logical file offset of byte off of q's file (identity for plain files). */
+int64_t ostio__io_logical(const ostio__io *io, int32_t obj, int64_t off);
+
 /* One system call about to be made: counted in io->nwrites / nreads and the
  * statistics (sys_*, and for writes stripe_sized / stripe_aligned), and
  * checked against io->fault. */
@@ -25,20 +39,22 @@ typedef struct ostio__io_call {
   int err;      /* OSTIO__FAULT_ERRNO: the errno to fail with               */
   size_t len;   /* bytes to ask the system for (halved for short)          */
 } ostio__io_call;
-void ostio__io_call_begin(ostio__io *io, int is_write, int64_t off, size_t len,
-                          ostio__io_call *c);
+void ostio__io_call_begin(ostio__io *io, int is_write, const ostio__io_preq *q, size_t done,
+                          size_t len, ostio__io_call *c);
 
-/* Moves the rest of one request: len bytes at off of which done have moved
- * already, with the pread / pwrite loop (EINTR and short transfers retried,
- * EOF zero-filled for reads). Counts bytes; does not time. */
-int ostio__io_loop(ostio__io *io, int is_write, char *buf, size_t len, int64_t off, size_t done);
+/* Moves the rest of one request, of which done bytes have moved already,
+ * with the pread / pwrite loop (EINTR and short transfers retried, EOF
+ * zero-filled for reads: past an object's end as past a file's). Counts
+ * bytes; does not time. */
+int ostio__io_loop(ostio__io *io, int is_write, const ostio__io_preq *q, size_t done);
 
-/* The error of a failed call inside a request (len bytes at off) at offset
- * at: err is the errno, injected says OSTIO_FAULT caused it. */
-int ostio__io_fail_errno(int is_write, size_t len, int64_t off, int64_t at, int err,
-                         int injected);
+/* The error of a failed call inside request q at q->off + done: err is the
+ * errno, injected says OSTIO_FAULT caused it. */
+int ostio__io_fail_errno(const ostio__io *io, int is_write, const ostio__io_preq *q,
+                         size_t done, int err, int injected);
 /* The error of a call that moved 0 bytes (a write, or an injected stuck). */
-int ostio__io_fail_stuck(int is_write, size_t len, int64_t off, int64_t at, int injected);
+int ostio__io_fail_stuck(const ostio__io *io, int is_write, const ostio__io_preq *q,
+                         size_t done, int injected);
 
 /* Keeps the first failure of a batch: code in *first, detail in keep. */
 void ostio__io_keep_first(int rc, int *first, char *keep, size_t cap);
@@ -51,7 +67,7 @@ void ostio__io_keep_first(int rc, int *first, char *keep, size_t cap);
  * or moved: the caller falls back to the loop. Otherwise *used is 1 and the
  * result is the first failure, after every request was attempted; short
  * completions are finished with ostio__io_loop. */
-int ostio__uring_batch(ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
+int ostio__uring_batch(ostio__io *io, int is_write, const ostio__io_preq *r, size_t n,
                        int *used);
 /* Tears the ring down; safe when there is none. */
 void ostio__uring_free(ostio__io *io);

@@ -36,7 +36,9 @@
   X(strategy_ost,          SUM, "collective calls that used ost")                  \
   X(strategy_independent,  SUM, "collective calls that used independent")          \
   X(strategy_auto,         SUM, "collective calls where auto chose the strategy")  \
-  X(faults_injected,       SUM, "faults injected by OSTIO_FAULT")
+  X(faults_injected,       SUM, "faults injected by OSTIO_FAULT")                 \
+  X(objfiles_written,      SUM, "container object files written (distinct, since open)") \
+  X(objfiles_read,         SUM, "container object files read (distinct, since open)")
 
 /* X(name, description): seconds, summed over calls; the report shows the
  * largest rank and the mean. */
