@@ -84,7 +84,8 @@ static const struct { const char *key, *dflt; } defaults[NKEYS] = {
   {"start_iodevice", "-1"}, {"direct_read", "false"}, {"direct_write", "false"},
   {"romio_lustre_co_ratio", "1"}, {"romio_lustre_coll_threshold", "0"},
   {"romio_lustre_ds_in_coll", "enable"}, {"ostio_layout_source", "auto"},
-  {"ostio_strategy", "auto"}, {"ostio_pipeline", "true"},
+  {"ostio_strategy", "auto"}, {"ostio_pipeline", "true"}, {"ostio_container", "plain"},
+  {"ostio_objects", "0"},
 };
 
 static void test_defaults(void)
@@ -365,6 +366,18 @@ static void test_unknown_and_given(void)
   CHECK(ostio__hints_set(&h, "ostio_strategy", "OST") == 0 && h.ostio_strategy == OSTIO__STRAT_OST);
   CHECK(ostio__hints_set(&h, "ostio_strategy", "ylib") == OSTIO_EHINT);
   CHECK(strstr(ostio_last_error(), "independent") != NULL);
+
+  /* Containers (issue 5): ostio_container plain|striped, ostio_objects 1..2000. */
+  CHECK(h.ostio_container == OSTIO__CONTAINER_PLAIN && h.ostio_objects == 0);
+  CHECK(ostio__hints_set(&h, "ostio_container", "Striped") == 0 &&
+        h.ostio_container == OSTIO__CONTAINER_STRIPED);
+  CHECK(ostio__hints_set(&h, "ostio_container", "log") == OSTIO_EHINT);
+  CHECK(strstr(ostio_last_error(), "plain or striped") != NULL);
+  CHECK(ostio__hints_set(&h, "ostio_objects", "7") == 0 && h.ostio_objects == 7);
+  CHECK(ostio__hints_set(&h, "ostio_objects", "2000") == 0 && h.ostio_objects == 2000);
+  CHECK(ostio__hints_set(&h, "ostio_objects", "2001") == OSTIO_EHINT);
+  CHECK(h.ostio_objects == 2000 && ostio__hints_given(&h, "ostio_objects"));
+  CHECK(ostio__hints_set(&h, "ostio_objects", "0") == 0 && h.ostio_objects == 0); /* automatic */
 }
 
 static void test_format(void)

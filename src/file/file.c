@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/agree.h"
+#include "container/container.h"
 #include "core/error.h"
 #include "layout/source.h"
 #include "plan/aggr.h"
@@ -29,18 +30,29 @@ static int check_amode(int amode)
   return 0;
 }
 
-/* Rank 0 only: makes the file (with its layout) when MPI_MODE_CREATE says so. */
-static int create_on_root(const ostio_file *fh)
+/* Rank 0 only: finds out whether path is a striped container and makes the
+ * file or container when MPI_MODE_CREATE says so. The hint ostio_container
+ * applies at creation only: an existing plain file stays one. */
+static int prepare_on_root(ostio_file *fh)
 {
   struct stat st;
+  int create = !!(fh->amode & MPI_MODE_CREATE);
   if (stat(fh->path, &st) == 0) {
-    if (fh->amode & MPI_MODE_EXCL)
+    fh->is_container = ostio__ctr_is_container(fh->path);
+    if (create && (fh->amode & MPI_MODE_EXCL))
       return ostio__fail(OSTIO_EEXIST, "%s exists and MPI_MODE_EXCL was given", fh->path);
-    if (S_ISDIR(st.st_mode)) return ostio__fail(OSTIO_EISDIR, "%s is a directory", fh->path);
+    if (S_ISDIR(st.st_mode) && !fh->is_container)
+      return ostio__fail(OSTIO_EISDIR, "%s is a directory (not a container: no %s inside)",
+                         fh->path, OSTIO__CTR_MANIFEST);
     return 0;
   }
   if (errno != ENOENT)
     return ostio__fail(ostio__from_errno(errno), "%s: %s", fh->path, strerror(errno));
+  if (!create) return 0; /* every rank's open says ENOENT */
+  if (fh->hints.ostio_container == OSTIO__CONTAINER_STRIPED) {
+    fh->is_container = 1;
+    return ostio__file_ctr_create(fh);
+  }
   return ostio__layout_create(fh->path, &fh->hints, NULL, 0666, NULL);
 }
 
@@ -102,6 +114,7 @@ static void destroy(ostio_file *fh)
   ostio__io_fini(&fh->io);
   ostio__coll_fini(fh);
   if (fh->fd >= 0) close(fh->fd);
+  ostio__ctr_close(&fh->ctr, 0);
   if (fh->comm != MPI_COMM_NULL) MPI_Comm_free(&fh->comm);
   ostio__layout_destroy(fh->layout);
   free(fh->eligible);
@@ -135,13 +148,19 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
   MPI_Comm_size(fh->comm, &fh->nprocs);
   fh->can_read = !(amode & MPI_MODE_WRONLY);
   fh->can_write = !(amode & MPI_MODE_RDONLY);
-  if (fh->rank == 0 && (amode & MPI_MODE_CREATE)) rc = create_on_root(fh);
+  if (fh->rank == 0) rc = prepare_on_root(fh);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
-  rc = open_fd(fh);
-  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
-  if ((rc = ostio_layout_query(fh->comm, path, info, &fh->layout)) < 0) goto fail;
+  MPI_Bcast(&fh->is_container, 1, MPI_INT, 0, fh->comm);
+  if (fh->is_container) {
+    if ((rc = ostio__file_ctr_open(fh)) < 0) goto fail;
+  } else {
+    rc = open_fd(fh);
+    if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
+    if ((rc = ostio_layout_query(fh->comm, path, info, &fh->layout)) < 0) goto fail;
+  }
   if ((rc = find_aggregators(fh)) < 0) goto fail;
   rc = ostio__io_init(&fh->io, fh->fd, fh->rank, fh->layout, &fh->stats);
+  if (rc == 0 && fh->ctr) rc = ostio__io_set_objects(&fh->io, &fh->objtab);
   if (rc == 0) rc = ostio__coll_init(fh);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
   *out = fh;
@@ -167,12 +186,17 @@ int ostio_close(ostio_file **fhp)
   int rc = ostio__stats_report(fh->comm, &fh->stats, &info, getenv("OSTIO_STATS"));
   int rc2 = 0;
   ostio__io_fini(&fh->io);
-  if (close(fh->fd) < 0)
+  if (fh->is_container)
+    rc2 = ostio__file_ctr_close(fh);
+  else if (close(fh->fd) < 0)
     rc2 = ostio__fail(ostio__from_errno(errno), "close %s: %s", fh->path, strerror(errno));
   fh->fd = -1;
   if (rc == 0) rc = rc2;
   rc = ostio__agree(fh->comm, rc);
-  if ((fh->amode & MPI_MODE_DELETE_ON_CLOSE)) {
+  if ((fh->amode & MPI_MODE_DELETE_ON_CLOSE) && fh->is_container) {
+    rc2 = ostio__file_ctr_delete(fh);
+    if (rc == 0) rc = rc2;
+  } else if ((fh->amode & MPI_MODE_DELETE_ON_CLOSE)) {
     rc2 = 0;
     if (fh->rank == 0 && unlink(fh->path) < 0)
       rc2 = ostio__fail(ostio__from_errno(errno), "delete on close %s: %s", fh->path,
@@ -219,7 +243,8 @@ int ostio_sync(ostio_file *fh)
 {
   if (!fh) return ostio__fail(OSTIO_EINVAL, "ostio_sync: NULL handle");
   int rc = 0;
-  if (fsync(fh->fd) < 0)
+  if (fh->ctr) rc = ostio__file_ctr_sync(fh);
+  else if (fsync(fh->fd) < 0)
     rc = ostio__fail(ostio__from_errno(errno), "fsync %s: %s", fh->path, strerror(errno));
   return ostio__agree(fh->comm, rc);
 }
@@ -228,6 +253,7 @@ int ostio_get_size(ostio_file *fh, int64_t *size)
 {
   struct stat st;
   if (!fh || !size) return ostio__fail(OSTIO_EINVAL, "ostio_get_size: NULL argument");
+  if (fh->ctr) return ostio__file_ctr_size(fh, size);
   if (fstat(fh->fd, &st) < 0)
     return ostio__fail(ostio__from_errno(errno), "fstat %s: %s", fh->path, strerror(errno));
   *size = (int64_t)st.st_size;
@@ -248,7 +274,8 @@ int ostio_set_size(ostio_file *fh, int64_t size)
   else if (rc == 0 && out[0] != -out[1])
     rc = ostio__fail(OSTIO_EINVAL, "ostio_set_size: ranks passed different sizes (%lld .. %lld)",
                      (long long)out[0], (long long)-out[1]);
-  if (rc == 0 && fh->rank == 0 && ftruncate(fh->fd, (off_t)size) < 0)
+  if (rc == 0 && fh->rank == 0 && fh->ctr) rc = ostio__file_ctr_set_size(fh, size);
+  else if (rc == 0 && fh->rank == 0 && ftruncate(fh->fd, (off_t)size) < 0)
     rc = ostio__fail(ostio__from_errno(errno), "ftruncate %s to %lld: %s", fh->path,
                      (long long)size, strerror(errno));
   return ostio__agree(fh->comm, rc);

@@ -24,10 +24,28 @@ struct ostio_file {
   int neligible;
   int nnodes;
   const char *last_strategy;
+  int is_container;         /* a striped container (file_ctr.c)            */
+  struct ostio__ctr *ctr;   /* its open objects; NULL for a plain file     */
+  ostio__io_objects objtab; /* what io routes through (borrowed from ctr)  */
   struct ostio__coll_scratch *scratch; /* per-call arrays sized by nprocs (coll.c) */
 };
 
 typedef struct ostio__coll_scratch ostio__coll_scratch;
+
+/* Striped containers behind an open file (file_ctr.c; docs/containers.md).
+ * create: rank 0 makes PATH a container from the hints (ostio_objects, else
+ * striping_factor, else the directory's stripe count; striping_unit, else
+ * the directory's stripe size). open: collective; rank 0 opens and checks
+ * the container, every rank opens the objects; sets fh->ctr, fh->layout,
+ * fh->objtab. close: collective; the size record is written clean by rank 0
+ * after every rank closed its objects. The others are the small calls. */
+int ostio__file_ctr_create(ostio_file *fh);
+int ostio__file_ctr_open(ostio_file *fh);
+int ostio__file_ctr_close(ostio_file *fh);
+int ostio__file_ctr_size(ostio_file *fh, int64_t *size);
+int ostio__file_ctr_set_size(ostio_file *fh, int64_t size);
+int ostio__file_ctr_sync(ostio_file *fh);
+int ostio__file_ctr_delete(ostio_file *fh);
 
 /* The collective engine (engine/coll.c). init allocates the handle's
  * per-call arrays at open; fini frees them (safe when init failed). */

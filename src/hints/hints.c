@@ -42,6 +42,9 @@ static const char *const strategy_words[] = {
   [OSTIO__STRAT_ALIGNED] = "aligned", [OSTIO__STRAT_OST] = "ost",
   [OSTIO__STRAT_INDEPENDENT] = "independent", NULL};
 
+static const char *const container_words[] = {
+  [OSTIO__CONTAINER_PLAIN] = "plain", [OSTIO__CONTAINER_STRIPED] = "striped", NULL};
+
 static int check_config_list(const char *key, const char *value);
 
 #define STRIPE_UNIT_MAX INT64_C(4294967295) /* Lustre keeps it in a u32 */
@@ -76,7 +79,9 @@ static int check_config_list(const char *key, const char *value);
   TRI_(romio_lustre_ds_in_coll,      OSTIO__TRI_ENABLE)                          \
   ENUM_(ostio_layout_source,         OSTIO__SRC_AUTO, layout_src_words)          \
   ENUM_(ostio_strategy,              OSTIO__STRAT_AUTO, strategy_words)          \
-  BOOL_(ostio_pipeline,              1)
+  BOOL_(ostio_pipeline,              1)                                          \
+  ENUM_(ostio_container,             OSTIO__CONTAINER_PLAIN, container_words)    \
+  INT_(ostio_objects,                0,  1, OSTIO_MAX_STRIPE_COUNT, 0, NULL)
 
 #define OFF_(f) .key = #f, .off = offsetof(ostio__hints, f)
 #define D_SIZE_(f, d, lo, hi) {OFF_(f), .type = H_SIZE, .dflt = (d), .min = (lo), .max = (hi)},

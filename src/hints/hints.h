@@ -21,6 +21,8 @@ typedef enum {
   OSTIO__STRAT_INDEPENDENT
 } ostio__strategy_hint;
 
+typedef enum { OSTIO__CONTAINER_PLAIN = 0, OSTIO__CONTAINER_STRIPED } ostio__container_hint;
+
 typedef struct ostio__hints {
   int64_t cb_buffer_size;          /* default 16 MiB                          */
   int64_t cb_nodes;                /* 0 = automatic                           */
@@ -40,6 +42,8 @@ typedef struct ostio__hints {
   int     ostio_layout_source;     /* ostio__layout_src, default auto         */
   int     ostio_strategy;          /* ostio__strategy_hint, default auto      */
   int     ostio_pipeline;          /* bool, default 1: overlap exchange and I/O */
+  int     ostio_container;         /* ostio__container_hint, default plain: at creation */
+  int64_t ostio_objects;           /* objects of a new container; 0 = stripe count */
   uint64_t given;                  /* bit i: hint i was set explicitly        */
 } ostio__hints;
 

@@ -27,6 +27,7 @@ typedef struct ostio__layout_source {
   int (*set_dir_default)(const char *dir, const ostio_layout *l);
 } ostio__layout_source;
 
+extern const ostio__layout_source ostio__source_container;
 extern const ostio__layout_source ostio__source_lustre;
 extern const ostio__layout_source ostio__source_emulated;
 extern const ostio__layout_source ostio__source_hints;

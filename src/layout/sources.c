@@ -10,8 +10,10 @@
 #include "core/runtime.h"
 #include "layout/source.h"
 
-/* Tried in this order; each answers OSTIO_ENOLAYOUT to pass. */
+/* Tried in this order; each answers OSTIO_ENOLAYOUT to pass. A container
+ * directory speaks for itself, before the file system's view of it. */
 static const ostio__layout_source *const registry[] = {
+  &ostio__source_container,
   &ostio__source_lustre,
   &ostio__source_emulated,
   &ostio__source_hints,
@@ -71,10 +73,15 @@ int ostio__layout_resolve(const char *path, const ostio__hints *h, ostio_layout 
   if (!path || !*path) return ostio__fail(OSTIO_EINVAL, "empty path");
   int src = h ? h->ostio_layout_source : OSTIO__SRC_AUTO;
   if (src != OSTIO__SRC_HINTS) atomic_fetch_add(&ostio__rt.layout_fs_queries, 1);
-  if (src == OSTIO__SRC_LUSTRE) rc = only(&ostio__source_lustre, path, h, out);
+  /* A container has its own layout whichever file-system source is asked. */
+  if (src != OSTIO__SRC_HINTS) rc = ostio__source_container.query(path, h, out);
+  if (rc != OSTIO_ENOLAYOUT) {
+    /* answered (or failed) by the container source */
+  } else if (src == OSTIO__SRC_LUSTRE) rc = only(&ostio__source_lustre, path, h, out);
   else if (src == OSTIO__SRC_EMULATED) rc = only(&ostio__source_emulated, path, h, out);
   else {
     for (size_t i = 0; i < NSOURCES && rc == OSTIO_ENOLAYOUT; i++) {
+      if (registry[i] == &ostio__source_container) continue; /* asked above */
       if (src == OSTIO__SRC_HINTS && (registry[i] == &ostio__source_lustre ||
                                       registry[i] == &ostio__source_emulated))
         continue;

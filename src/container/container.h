@@ -1,0 +1,148 @@
+/* Containers: one logical file stored as a directory holding a manifest and
+ * object files (issue 5: the striped kind, Lustre's RAID0 object layout made
+ * of real files). No MPI here: the CLI, the tests and src/file use the same
+ * calls. See docs/container-format.md (the on-disk format) and
+ * docs/containers.md (the rules and why).
+ *
+ *   manifest.c  pure: parse / format / validate the manifest text, checksum
+ *   sizerec.c   the size record ostio.size: pure codec, atomic write, read
+ *   striped.c   create (race-free), open, sizes, set_size, sync, close, remove
+ *   ctr_check.c the consistency check behind `ostio container check`
+ *   flatten.c   container -> plain file through the collective API (MPI) */
+#ifndef OSTIO_CONTAINER_CONTAINER_H
+#define OSTIO_CONTAINER_CONTAINER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "layout/layout.h"
+
+#define OSTIO__CTR_MAGIC "ostio-container"
+#define OSTIO__CTR_VERSION 1
+#define OSTIO__CTR_MANIFEST "ostio.manifest"
+#define OSTIO__CTR_SIZEREC "ostio.size"
+#define OSTIO__CTR_MANIFEST_MAX (1 << 20)       /* bytes a parser accepts      */
+#define OSTIO__CTR_MAX_OBJECTS OSTIO_MAX_STRIPE_COUNT /* the layout model's limit */
+#define OSTIO__CTR_STRIPE_UNIT 65536             /* stripe size granularity     */
+#define OSTIO__CTR_STRIPE_MAX (OSTIO__STRIPE_SIZE_MAX - OSTIO__CTR_STRIPE_UNIT + 1)
+#define OSTIO__CTR_NAME_MAX 64
+
+/* Kinds share the header (magic, version, kind) and the common keys; each
+ * kind adds its own keys. Issue 6 adds a log kind. */
+typedef enum { OSTIO__CTR_KIND_NONE = 0, OSTIO__CTR_KIND_STRIPED } ostio__ctr_kind;
+
+typedef struct ostio__manifest {
+  int version;                       /* format version read (1)               */
+  int kind;                          /* ostio__ctr_kind                        */
+  char byte_order[8];                /* "little"                               */
+  char created[64];                  /* UTC, ISO 8601                          */
+  char created_by[256];              /* host=.. pid=.. ostio=..                */
+  char requested[512];               /* the creation parameters as given      */
+  /* striped */
+  int64_t stripe_size;
+  int32_t nobjects;
+  char **names;                      /* nobjects object file names; owned     */
+} ostio__manifest;
+
+/* ---- manifest.c (pure) ---------------------------------------------------- */
+/* FNV-1a 64 of len bytes. */
+uint64_t ostio__fnv1a64(const void *data, size_t len);
+/* Parses and validates the manifest text buf[0..len). what names it in
+ * errors (the file path). OSTIO_EFORMAT with "WHAT line N: what was wrong;
+ * what is accepted"; m is zeroed on failure. */
+int ostio__manifest_parse(const char *buf, size_t len, const char *what, ostio__manifest *m);
+/* Encodes m (validated first) with its checksum line. *text is malloc'ed. */
+int ostio__manifest_format(const ostio__manifest *m, char **text, size_t *len);
+void ostio__manifest_free(ostio__manifest *m);
+/* 1 when name is an acceptable object file name (see the format doc). */
+int ostio__ctr_name_ok(const char *name);
+/* Appends "checksum fnv1a64 HEX\n" over body[0..len) into a new malloc'ed
+ * text (for writers and for tests that forge damaged manifests). */
+int ostio__ctr_seal(const char *body, size_t len, char **text, size_t *outlen);
+/* Checks that the last line of buf is a valid checksum line over the bytes
+ * before it; *body_len receives their count. OSTIO_EFORMAT naming what. */
+int ostio__ctr_verify_seal(const char *buf, size_t len, const char *what, size_t *body_len);
+/* Name of a kind ("striped"), "?" for others. */
+const char *ostio__ctr_kind_name(int kind);
+
+/* ---- sizerec.c ---------------------------------------------------------------
+ * ostio.size: "ostio-size 1", "state clean|open", "size N", checksum. */
+typedef struct ostio__sizerec {
+  int clean;                         /* 1 after a clean close or set_size      */
+  int64_t size;
+} ostio__sizerec;
+int ostio__sizerec_parse(const char *buf, size_t len, const char *what, ostio__sizerec *r);
+int ostio__sizerec_format(const ostio__sizerec *r, char **text, size_t *len);
+/* Writes the record into directory dirfd by rename of a temporary file
+ * (fsync'ed first). path names the container in errors. */
+int ostio__sizerec_write(int dirfd, const char *path, const ostio__sizerec *r);
+/* Reads it; OSTIO_ENOENT when there is none. */
+int ostio__sizerec_read(int dirfd, const char *path, ostio__sizerec *r);
+
+/* ---- striped.c ------------------------------------------------------------ */
+/* Logical size of a striped file whose objects have the given sizes (the
+ * Lustre rule: the end of the last byte of any object). Pure. */
+int64_t ostio__striped_size(int64_t stripe_size, int32_t k, const int64_t *objsize);
+/* Bytes object obj holds when the logical file is exactly size bytes. Pure. */
+int64_t ostio__striped_objsize(int64_t stripe_size, int32_t k, int32_t obj, int64_t size);
+
+/* What a new container gets. */
+typedef struct ostio__ctr_params {
+  int32_t nobjects;                  /* K >= 1                                 */
+  int64_t stripe_size;               /* multiple of 64 KiB                     */
+  int32_t first_ost;                 /* Lustre: OST of object 0, -1 = any      */
+  char requested[512];               /* recorded in the manifest               */
+} ostio__ctr_params;
+
+/* An open container. */
+typedef struct ostio__ctr {
+  char *path;
+  int dirfd;
+  int writable;
+  ostio__manifest m;
+  int *fd;                           /* nobjects object fds                    */
+} ostio__ctr;
+
+/* 1 when path is a directory holding ostio.manifest, 0 otherwise. */
+int ostio__ctr_is_container(const char *path);
+/* Creates path as a striped container, race-free: built under a temporary
+ * sibling name and renamed into place. When path appeared meanwhile (another
+ * creator won) the temporary directory is removed and *created is 0; with
+ * excl that is OSTIO_EEXIST. An existing path that is not a container is
+ * OSTIO_EEXIST too. */
+int ostio__ctr_create(const char *path, const ostio__ctr_params *p, int excl, int *created);
+/* Opens a container: reads and validates the manifest, opens every object
+ * (O_NOFOLLOW, regular files only, inside the directory) and checks the
+ * object sizes against the size record. writable: open objects read-write
+ * and mark the size record "open". */
+int ostio__ctr_open(const char *path, int writable, ostio__ctr **out);
+/* The same from manifest text already read elsewhere (other MPI ranks):
+ * no size-record check and no marking. */
+int ostio__ctr_open_text(const char *path, const char *text, size_t len, int writable,
+                         ostio__ctr **out);
+/* Reads the manifest text of path (validated size cap); *text malloc'ed. */
+int ostio__ctr_read_manifest(const char *path, int dirfd, char **text, size_t *len);
+/* Logical size derived from the object sizes; per-object sizes optional. */
+int ostio__ctr_size(const ostio__ctr *c, int64_t *size, int64_t *objsize);
+/* Truncates each object to its share of [0, size) and records size, clean. */
+int ostio__ctr_set_size(ostio__ctr *c, int64_t size);
+/* fsync of every object and the directory. */
+int ostio__ctr_sync(const ostio__ctr *c);
+/* Closes; clean: the derived size is recorded with state clean. *c = NULL. */
+int ostio__ctr_close(ostio__ctr **c, int clean);
+/* The container's layout: RAID0, K x S, source "container"; OST of object i
+ * is i off Lustre, the object's own OST on Lustre. */
+int ostio__ctr_layout(const ostio__ctr *c, ostio_layout **out);
+/* Removes a container directory: its manifest-named objects, the size
+ * record, the manifest and the directory; nothing else is touched (a foreign
+ * file left inside makes it OSTIO_ENOTEMPTY). */
+int ostio__ctr_remove(const char *path);
+
+/* ---- ctr_check.c -------------------------------------------------------------
+ * Every problem found is passed to report (one sentence each). Returns the
+ * number of problems (0 = clean) or a negative code when the container
+ * cannot be read at all (then nothing was reported). */
+typedef void (*ostio__ctr_report)(void *arg, const char *problem);
+int ostio__ctr_check(const char *path, ostio__ctr_report report, void *arg);
+
+#endif

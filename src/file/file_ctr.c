@@ -1,0 +1,132 @@
+/* An open file that is a striped container: the MPI side of src/container.
+ * Rank 0 creates and checks the container; every rank opens the object
+ * files; the io layer routes each piece to its object (io.h), so the engine
+ * keeps working in logical offsets. Every collective step is agreed. See
+ * docs/containers.md. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "container/container.h"
+#include "core/agree.h"
+#include "core/error.h"
+#include "file/file.h"
+#include "layout/source.h"
+
+/* K and S for a new container, and where they came from (for the manifest). */
+static int params(ostio_file *fh, ostio__ctr_params *p)
+{
+  const ostio__hints *h = &fh->hints;
+  ostio_layout *dflt = NULL;
+  const char *kfrom = "ostio_objects", *sfrom = "striping_unit";
+  char dir[4096];
+  memset(p, 0, sizeof *p);
+  ostio__parent_dir(fh->path, dir, sizeof dir);
+  int need_dir = !(h->ostio_objects > 0 || h->striping_factor > 0) || h->striping_unit <= 0;
+  if (need_dir && ostio__layout_resolve(dir, h, &dflt) < 0) {
+    ostio__clear_error(); /* no usable directory default: Lustre's own defaults */
+    dflt = NULL;
+  }
+  const ostio__comp *c = dflt ? &dflt->comp[0] : NULL;
+  if (h->ostio_objects > 0) p->nobjects = (int32_t)h->ostio_objects;
+  else if (h->striping_factor > 0) p->nobjects = (int32_t)h->striping_factor, kfrom = "striping_factor";
+  else p->nobjects = c ? c->stripe_count : OSTIO__DEFAULT_STRIPE_COUNT, kfrom = "the directory";
+  if (h->striping_unit > 0) p->stripe_size = h->striping_unit;
+  else p->stripe_size = c ? c->stripe_size : OSTIO__DEFAULT_STRIPE_SIZE, sfrom = "the directory";
+  p->first_ost = h->start_iodevice >= 0 ? (int32_t)h->start_iodevice : -1;
+  snprintf(p->requested, sizeof p->requested, "objects=%d (from %s) stripe_size=%lld (from %s) "
+           "start_iodevice=%lld", (int)p->nobjects, kfrom, (long long)p->stripe_size, sfrom,
+           (long long)h->start_iodevice);
+  ostio__layout_destroy(dflt);
+  return 0;
+}
+
+int ostio__file_ctr_create(ostio_file *fh)
+{
+  ostio__ctr_params p;
+  int created = 0;
+  int rc = params(fh, &p);
+  if (rc == 0) rc = ostio__ctr_create(fh->path, &p, !!(fh->amode & MPI_MODE_EXCL), &created);
+  return rc;
+}
+
+/* Rank 0's text (manifest or layout record) to every rank; agreed. */
+static int share(ostio_file *fh, int rc, char **text, size_t *len)
+{
+  int64_t n = rc == 0 && fh->rank == 0 ? (int64_t)*len : -1;
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+  MPI_Bcast(&n, 1, MPI_INT64_T, 0, fh->comm);
+  if (fh->rank != 0 && !(*text = malloc((size_t)n + 1)))
+    rc = ostio__fail(OSTIO_ENOMEM, "out of memory for a %lld-byte container manifest",
+                     (long long)n);
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+  if (n > INT32_MAX) return ostio__fail(OSTIO_ERANGE, "container record too large");
+  MPI_Bcast(*text, (int)n, MPI_CHAR, 0, fh->comm);
+  (*text)[n] = '\0';
+  *len = (size_t)n;
+  return 0;
+}
+
+int ostio__file_ctr_open(ostio_file *fh)
+{
+  char *text = NULL, *rec = NULL;
+  size_t len = 0, rlen = 0;
+  int rc = 0;
+  if (fh->rank == 0) {
+    rc = ostio__ctr_open(fh->path, fh->can_write, &fh->ctr);
+    if (rc == 0) rc = ostio__manifest_format(&fh->ctr->m, &text, &len);
+  }
+  if ((rc = share(fh, rc, &text, &len)) < 0) goto done;
+  if (fh->rank != 0) rc = ostio__ctr_open_text(fh->path, text, len, fh->can_write, &fh->ctr);
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
+  /* The layout: rank 0 asks (on Lustre each object's OST), the others decode. */
+  if (fh->rank == 0) {
+    ostio_layout *l = NULL;
+    rc = ostio__ctr_layout(fh->ctr, &l);
+    if (rc == 0) rc = ostio__record_encode(l, &rec, &rlen);
+    ostio__layout_destroy(l);
+  }
+  if ((rc = share(fh, rc, &rec, &rlen)) < 0) goto done;
+  rc = ostio__record_decode(rec, rlen, &fh->layout);
+  if (rc == 0) snprintf(fh->layout->source, sizeof fh->layout->source, "container");
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
+  const ostio__manifest *m = &fh->ctr->m;
+  fh->objtab = (ostio__io_objects){.n = m->nobjects, .stripe_size = m->stripe_size,
+                                   .fd = fh->ctr->fd, .name = m->names};
+done:
+  free(text);
+  free(rec);
+  return rc;
+}
+
+int ostio__file_ctr_close(ostio_file *fh)
+{
+  int rc = fh->rank != 0 ? ostio__ctr_close(&fh->ctr, 0) : 0;
+  /* Every rank's objects are closed (its writes done) before rank 0 derives
+   * the size it records as clean. */
+  rc = ostio__agree(fh->comm, rc);
+  int rc2 = fh->rank == 0 ? ostio__ctr_close(&fh->ctr, rc == 0) : 0;
+  rc2 = ostio__agree(fh->comm, rc2);
+  return rc < 0 ? rc : rc2;
+}
+
+int ostio__file_ctr_delete(ostio_file *fh)
+{
+  int rc = fh->rank == 0 ? ostio__ctr_remove(fh->path) : 0;
+  return ostio__agree(fh->comm, rc);
+}
+
+int ostio__file_ctr_size(ostio_file *fh, int64_t *size)
+{
+  return ostio__ctr_size(fh->ctr, size, NULL);
+}
+
+int ostio__file_ctr_set_size(ostio_file *fh, int64_t size)
+{
+  return ostio__ctr_set_size(fh->ctr, size);
+}
+
+int ostio__file_ctr_sync(ostio_file *fh)
+{
+  return ostio__ctr_sync(fh->ctr);
+}
