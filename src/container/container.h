@@ -94,6 +94,12 @@ typedef struct ostio__ctr_params {
   char requested[512];               /* recorded in the manifest               */
 } ostio__ctr_params;
 
+/* ctr_params.c: K and S for a new container at path from hints h (see
+ * docs/containers.md); never fails for want of a directory default. */
+struct ostio__hints;
+int ostio__ctr_params_resolve(const char *path, const struct ostio__hints *h,
+                              ostio__ctr_params *p);
+
 /* An open container. */
 typedef struct ostio__ctr {
   char *path;

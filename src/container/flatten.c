@@ -47,6 +47,9 @@ int ostio__flatten(MPI_Comm comm, const char *src, const char *dst, MPI_Info dst
   rc = out_info(dst_info, &info);
   if ((rc = ostio__agree(comm, rc)) < 0) goto done;
   rc = ostio_open(comm, dst, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY, info, &out);
+  if (rc == OSTIO_EEXIST)
+    rc = ostio__fail(rc, "%s exists; flatten writes a new plain file: remove it or choose "
+                     "another name", dst);
   if (rc < 0) goto done;
   /* Each rank's share of a chunk: a multiple of 64 KiB, so shares start on
    * stripe boundaries of common layouts. */

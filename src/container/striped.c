@@ -101,7 +101,8 @@ int ostio__ctr_is_container(const char *path)
 static int exists(const char *path, int excl)
 {
   if (excl)
-    return ostio__fail(OSTIO_EEXIST, "%s exists and MPI_MODE_EXCL was given", path);
+    return ostio__fail(OSTIO_EEXIST, "%s exists; exclusive creation (MPI_MODE_EXCL, `ostio "
+                       "container create`) needs a new path", path);
   if (!ostio__ctr_is_container(path))
     return ostio__fail(OSTIO_EEXIST, "%s exists and is not a container (no %s inside); "
                        "choose a new path for a striped container", path, OSTIO__CTR_MANIFEST);
@@ -140,13 +141,14 @@ static int fill_manifest(const ostio__ctr_params *p, ostio__manifest *m)
 }
 
 /* One empty object file; on Lustre a one-stripe file on OST first_ost + i. */
-static int make_object(const char *tmp, int dirfd, const char *name, int32_t ost, int lustre)
+static int make_object(const char *tmp, int dirfd, const char *name, int64_t s, int32_t ost,
+                       int lustre)
 {
   if (lustre) {
     char p[PATH_CAP + 80];
     ostio_layout *l = NULL;
     snprintf(p, sizeof p, "%s/%s", tmp, name);
-    int rc = ostio__layout_simple(OSTIO__CTR_STRIPE_UNIT, 1, ost, &l);
+    int rc = ostio__layout_simple(s, 1, ost, &l);
     if (rc == 0) rc = ostio__layout_create(p, NULL, l, 0666, NULL);
     ostio__layout_destroy(l);
     return rc;
@@ -215,7 +217,8 @@ int ostio__ctr_create(const char *path, const ostio__ctr_params *p, int excl, in
   int lustre = ostio__path_is_lustre(tmp);
   if ((rc = fill_manifest(p, &m)) < 0) goto fail;
   for (int32_t i = 0; i < m.nobjects && rc == 0; i++)
-    rc = make_object(tmp, dirfd, m.names[i], p->first_ost >= 0 ? p->first_ost + i : -1, lustre);
+    rc = make_object(tmp, dirfd, m.names[i], p->stripe_size,
+                     p->first_ost >= 0 ? p->first_ost + i : -1, lustre);
   if (rc == 0) rc = write_manifest(tmp, dirfd, &m);
   if (rc == 0) rc = ostio__sizerec_write(dirfd, tmp, &(ostio__sizerec){.clean = 1, .size = 0});
   if (rc == 0 && fsync(dirfd) < 0) rc = sys_fail(tmp, "fsync", errno);

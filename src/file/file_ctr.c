@@ -11,41 +11,12 @@
 #include "core/agree.h"
 #include "core/error.h"
 #include "file/file.h"
-#include "layout/source.h"
-
-/* K and S for a new container, and where they came from (for the manifest). */
-static int params(ostio_file *fh, ostio__ctr_params *p)
-{
-  const ostio__hints *h = &fh->hints;
-  ostio_layout *dflt = NULL;
-  const char *kfrom = "ostio_objects", *sfrom = "striping_unit";
-  char dir[4096];
-  memset(p, 0, sizeof *p);
-  ostio__parent_dir(fh->path, dir, sizeof dir);
-  int need_dir = !(h->ostio_objects > 0 || h->striping_factor > 0) || h->striping_unit <= 0;
-  if (need_dir && ostio__layout_resolve(dir, h, &dflt) < 0) {
-    ostio__clear_error(); /* no usable directory default: Lustre's own defaults */
-    dflt = NULL;
-  }
-  const ostio__comp *c = dflt ? &dflt->comp[0] : NULL;
-  if (h->ostio_objects > 0) p->nobjects = (int32_t)h->ostio_objects;
-  else if (h->striping_factor > 0) p->nobjects = (int32_t)h->striping_factor, kfrom = "striping_factor";
-  else p->nobjects = c ? c->stripe_count : OSTIO__DEFAULT_STRIPE_COUNT, kfrom = "the directory";
-  if (h->striping_unit > 0) p->stripe_size = h->striping_unit;
-  else p->stripe_size = c ? c->stripe_size : OSTIO__DEFAULT_STRIPE_SIZE, sfrom = "the directory";
-  p->first_ost = h->start_iodevice >= 0 ? (int32_t)h->start_iodevice : -1;
-  snprintf(p->requested, sizeof p->requested, "objects=%d (from %s) stripe_size=%lld (from %s) "
-           "start_iodevice=%lld", (int)p->nobjects, kfrom, (long long)p->stripe_size, sfrom,
-           (long long)h->start_iodevice);
-  ostio__layout_destroy(dflt);
-  return 0;
-}
 
 int ostio__file_ctr_create(ostio_file *fh)
 {
   ostio__ctr_params p;
   int created = 0;
-  int rc = params(fh, &p);
+  int rc = ostio__ctr_params_resolve(fh->path, &fh->hints, &p);
   if (rc == 0) rc = ostio__ctr_create(fh->path, &p, !!(fh->amode & MPI_MODE_EXCL), &created);
   return rc;
 }

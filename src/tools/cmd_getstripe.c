@@ -16,7 +16,9 @@ static const char *help =
   "object; PFL files list each component. For a directory it shows the default\n"
   "that new files inherit. The layout comes from Lustre when PATH is on Lustre,\n"
   "else from the emulated user.ostio.layout record (the file's own, or its\n"
-  "directory's), else from striping hints in OSTIO_HINTS, else the defaults.\n\n"
+  "directory's), else from striping hints in OSTIO_HINTS, else the defaults.\n"
+  "A striped container (ostio container --help) shows its own layout: one\n"
+  "object file per object, ostio_source: container.\n\n"
   "Options:\n"
   "  --json      print one JSON array with an object per PATH\n"
   "  -h, --help  show this help\n";
@@ -90,11 +92,13 @@ int cmd_getstripe(int argc, char **argv)
       }
       continue;
     }
-    int is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    int is_ctr = !strcmp(l->source, "container");
+    int is_dir = !is_ctr && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
     if (json) {
       printf("%s{\"path\": ", first ? "" : ", ");
       json_string(stdout, path);
-      printf(", \"type\": \"%s\", \"layout\": ", is_dir ? "directory" : "file");
+      printf(", \"type\": \"%s\", \"layout\": ",
+             is_ctr ? "container" : is_dir ? "directory" : "file");
       json_layout(stdout, l);
       printf("}");
     } else {

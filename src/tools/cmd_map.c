@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "container/container.h"
 #include "core/error.h"
 #include "hints/hints.h"
 #include "layout/source.h"
@@ -20,7 +21,8 @@ static const char *help =
   "boundaries and shows, for each piece, its stripe, object, OST and the offset\n"
   "inside the object; then a summary per object. OFFSET and LENGTH accept the\n"
   "suffixes k, m, g, t. PATH need not exist if OSTIO_HINTS gives its striping;\n"
-  "otherwise its layout is read as `ostio getstripe` does.\n\n"
+  "otherwise its layout is read as `ostio getstripe` does. For a striped\n"
+  "container the objects are its object files, named in the summary.\n\n"
   "Options:\n"
   "  --max-pieces N  list at most N pieces (default 64; 0 lists all)\n"
   "  --json          machine-readable output\n"
@@ -105,6 +107,7 @@ int cmd_map(int argc, char **argv)
 
   ostio__hints h;
   ostio_layout *l = NULL;
+  ostio__ctr *ctr = NULL;
   objsum *objs = NULL;
   size_t nobj = 0;
   struct stat st;
@@ -116,6 +119,8 @@ int cmd_map(int argc, char **argv)
     h.ostio_layout_source = OSTIO__SRC_HINTS;
   if (rc == 0) rc = ostio__layout_resolve(path, &h, &l);
   if (rc == 0) rc = summarise(l, off, len, &objs, &nobj);
+  /* A container: name the object file each object is. */
+  if (rc == 0 && !strcmp(l->source, "container")) rc = ostio__ctr_open(path, 0, &ctr);
   if (rc < 0) { status = cli_lib_error(CMD, rc); goto done; }
 
   ostio__piece_iter it = {0};
@@ -153,6 +158,11 @@ int cmd_map(int argc, char **argv)
              ", \"bytes\": %" PRId64 ", \"object_start\": %" PRId64 ", \"object_end\": %" PRId64 "}",
              i ? ", " : "", objs[i].component, objs[i].object, objs[i].ost, objs[i].pieces,
              objs[i].bytes, objs[i].first_objoff, objs[i].last_objend);
+    if (ctr) {
+      printf("], \"object_files\": [");
+      for (int32_t i = 0; i < ctr->m.nobjects; i++)
+        printf("%s\"%s\"", i ? ", " : "", ctr->m.names[i]);
+    }
     printf("]}\n");
   } else {
     if (maxp && npieces > maxp)
@@ -165,8 +175,12 @@ int cmd_map(int argc, char **argv)
              objs[i].component, objs[i].object, objs[i].ost, objs[i].pieces,
              objs[i].pieces == 1 ? "" : "s", objs[i].bytes, objs[i].first_objoff,
              objs[i].last_objend);
+    for (size_t i = 0; ctr && i < nobj; i++)
+      printf("  object %d is the file %s/%s\n", objs[i].object, path,
+             ctr->m.names[objs[i].object]);
   }
 done:
+  ostio__ctr_close(&ctr, 0);
   free(objs);
   ostio__layout_destroy(l);
   return status;

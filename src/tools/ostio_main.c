@@ -15,6 +15,8 @@ static const cli_command commands[] = {
    .run = cmd_map},
   {.name = "hints", .summary = "list the effective hints for a path (OSTIO_HINTS applied)",
    .run = cmd_hints},
+  {.name = "container", .summary = "create, list, check or flatten striped containers",
+   .run = cmd_container},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,0 +1,367 @@
+/* ostio container: create, ls, stat, check and flatten striped containers
+ * (src/container; docs/containers.md). Subcommands dispatch from one table;
+ * what a subcommand shows of a container dispatches on the manifest's kind,
+ * so a later kind (issue 6: log) adds its lines without a new parser. Only
+ * flatten uses MPI (it runs in parallel under mpiexec). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "container/container.h"
+#include "container/flatten.h"
+#include "core/error.h"
+#include "hints/hints.h"
+#include "layout/source.h"
+#include "tools/cli.h"
+
+#define CMD "container"
+
+/* MPICH keeps a few allocations from MPI_Init until exit; under
+ * AddressSanitizer (the suite's second pass) MPI_Init and MPI_Finalize run
+ * with LeakSanitizer paused, for their own allocations only. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define LSAN_PAUSE() __lsan_disable()
+#define LSAN_RESUME() __lsan_enable()
+#else
+#define LSAN_PAUSE() ((void)0)
+#define LSAN_RESUME() ((void)0)
+#endif
+
+static const char *help =
+  "Usage: ostio container SUBCOMMAND [OPTIONS] PATH\n\n"
+  "A container stores one logical file as a directory: a manifest (ostio.manifest),\n"
+  "a size record (ostio.size) and K object files with fixed-size stripes assigned\n"
+  "round-robin, Lustre's RAID0 object layout made of real files (docs/containers.md).\n"
+  "ostio_open uses a container wherever PATH is one.\n\n"
+  "Subcommands:\n"
+  "  create PATH [--objects K] [--stripe-size S]   make a new, empty container\n"
+  "  ls PATH                     the object files, their sizes and OSTs\n"
+  "  stat PATH                   the manifest, the logical size and the size record\n"
+  "  check PATH                  verify manifest, objects and sizes; exit 1 on problems\n"
+  "  flatten PATH OUT [--stripe-count N] [--stripe-size S] [--chunk SIZE]\n"
+  "                              copy into a new plain file (parallel under mpiexec)\n\n"
+  "Every subcommand takes --help; ls and stat take --json.\n"
+  "Exit status: 0 success (check: no problems), 1 runtime error (check: problems\n"
+  "found, each named on stderr), 2 usage error.\n";
+
+/* Parses the options common to the subcommands. opts: NULL-terminated. */
+typedef struct sub_opts {
+  int json;
+  int64_t objects, stripe_size, stripe_count, chunk;
+} sub_opts;
+enum { O_OBJECTS = 300, O_STRIPE_SIZE, O_STRIPE_COUNT, O_CHUNK };
+
+static int parse(const char *sub, const char *usage, int argc, char **argv, unsigned allow,
+                 sub_opts *o)
+{
+  static const struct option opts[] = {
+    {"json", no_argument, NULL, OPT_JSON}, {"help", no_argument, NULL, 'h'},
+    {"objects", required_argument, NULL, O_OBJECTS},
+    {"stripe-size", required_argument, NULL, O_STRIPE_SIZE},
+    {"stripe-count", required_argument, NULL, O_STRIPE_COUNT},
+    {"chunk", required_argument, NULL, O_CHUNK}, {0, 0, 0, 0}};
+  char who[32];
+  int c;
+  snprintf(who, sizeof who, CMD " %s", sub);
+  memset(o, 0, sizeof *o);
+  optind = 1;
+  opterr = 0;
+  /* Options may follow PATH, as in the usage lines (GNU argument permutation). */
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    if (c == 'h') { fputs(usage, stdout); return -1; }
+    unsigned bit = c == OPT_JSON ? 1u : c >= O_OBJECTS && c <= O_CHUNK ? 2u << (c - O_OBJECTS) : 0;
+    if (!bit) return cli_bad_option(who, argv);
+    if (!(allow & bit))
+      return cli_usage_error(who, "option --%s does not apply here",
+                             c == OPT_JSON ? "json" : opts[2 + c - O_OBJECTS].name);
+    if (c == OPT_JSON) { o->json = 1; continue; }
+    int64_t v = 0;
+    int bad = c == O_OBJECTS || c == O_STRIPE_COUNT ? ostio__parse_int(optarg, &v)
+                                                    : ostio__parse_size(optarg, &v);
+    if (bad < 0 || v <= 0)
+      return cli_usage_error(who, "--%s '%s': expected a positive %s",
+                             opts[2 + c - O_OBJECTS].name, optarg,
+                             c == O_OBJECTS || c == O_STRIPE_COUNT ? "number" : "size such as 1m");
+    if (c == O_OBJECTS) o->objects = v;
+    else if (c == O_STRIPE_SIZE) o->stripe_size = v;
+    else if (c == O_STRIPE_COUNT) o->stripe_count = v;
+    else o->chunk = v;
+  }
+  return 0;
+}
+#define A_JSON 1u
+#define A_OBJECTS 2u
+#define A_STRIPE_SIZE 4u
+#define A_STRIPE_COUNT 8u
+#define A_CHUNK 16u
+
+/* ---- create ---------------------------------------------------------------- */
+
+static int sub_create(int argc, char **argv)
+{
+  static const char *usage =
+    "Usage: ostio container create PATH [--objects K] [--stripe-size S]\n\n"
+    "Makes PATH a new striped container with K empty object files (1..2000) and\n"
+    "stripes of S bytes (a multiple of 64 KiB). Defaults: OSTIO_HINTS for PATH\n"
+    "(ostio_objects, else striping_factor; striping_unit), else the directory's\n"
+    "default layout (as `ostio getstripe DIR` shows it), else 1 MiB x 1. The\n"
+    "container is built under a temporary name and renamed into place, so a\n"
+    "concurrent creator never sees half of it. PATH must not exist.\n";
+  sub_opts o;
+  int rc = parse("create", usage, argc, argv, A_OBJECTS | A_STRIPE_SIZE, &o);
+  if (rc) return rc < 0 ? CLI_OK : rc;
+  if (argc - optind != 1) return cli_usage_error(CMD " create", "expected one PATH");
+  const char *path = argv[optind];
+  ostio__hints h;
+  ostio__ctr_params p;
+  int created = 0;
+  if ((rc = ostio__hints_resolve_env(path, &h)) < 0) return cli_lib_error(CMD " create", rc);
+  if (o.objects) h.ostio_objects = o.objects;
+  if (o.stripe_size) h.striping_unit = o.stripe_size;
+  rc = ostio__ctr_params_resolve(path, &h, &p);
+  if (rc == 0) rc = ostio__ctr_create(path, &p, 1, &created);
+  if (rc < 0) return cli_lib_error(CMD " create", rc);
+  printf("%s: striped container, %d object%s x %" PRId64 " bytes\n", path, (int)p.nobjects,
+         p.nobjects == 1 ? "" : "s", p.stripe_size);
+  return CLI_OK;
+}
+
+/* ---- ls, stat -------------------------------------------------------------------- */
+
+static int open_ro(const char *sub, const char *path, ostio__ctr **c)
+{
+  char who[32];
+  snprintf(who, sizeof who, CMD " %s", sub);
+  if (!ostio__ctr_is_container(path)) {
+    struct stat st;
+    if (stat(path, &st) < 0) return cli_runtime_error(who, "%s: %s", path, strerror(errno));
+    return cli_runtime_error(who, "%s: not a container (no %s inside)", path,
+                             OSTIO__CTR_MANIFEST);
+  }
+  int rc = ostio__ctr_open(path, 0, c);
+  return rc < 0 ? cli_lib_error(who, rc) : CLI_OK;
+}
+
+static int sub_ls(int argc, char **argv)
+{
+  static const char *usage =
+    "Usage: ostio container ls [--json] PATH\n\n"
+    "Lists the object files of the container PATH: index, name, size in bytes and\n"
+    "the OST it sits on (its index off Lustre).\n";
+  sub_opts o;
+  int rc = parse("ls", usage, argc, argv, A_JSON, &o);
+  if (rc) return rc < 0 ? CLI_OK : rc;
+  if (argc - optind != 1) return cli_usage_error(CMD " ls", "expected one PATH");
+  const char *path = argv[optind];
+  ostio__ctr *c = NULL;
+  ostio_layout *l = NULL;
+  if ((rc = open_ro("ls", path, &c)) != CLI_OK) return rc;
+  int32_t k = c->m.nobjects;
+  int64_t *os = calloc((size_t)k, sizeof *os), size = 0;
+  int lrc = os ? ostio__ctr_size(c, &size, os) : OSTIO_ENOMEM;
+  if (lrc == 0) lrc = ostio__ctr_layout(c, &l);
+  if (lrc < 0) {
+    rc = cli_lib_error(CMD " ls", lrc);
+    goto done;
+  }
+  if (o.json) printf("{\"path\": "), json_string(stdout, path), printf(", \"objects\": [");
+  for (int32_t i = 0; i < k; i++) {
+    if (o.json)
+      printf("%s{\"index\": %d, \"name\": \"%s\", \"size\": %" PRId64 ", \"ost\": %d}",
+             i ? ", " : "", (int)i, c->m.names[i], os[i], (int)l->comp[0].osts[i]);
+    else
+      printf("%5d  %-12s %16" PRId64 "  ost %d\n", (int)i, c->m.names[i], os[i],
+             (int)l->comp[0].osts[i]);
+  }
+  if (o.json) printf("]}\n");
+done:
+  free(os);
+  ostio__layout_destroy(l);
+  ostio__ctr_close(&c, 0);
+  return rc;
+}
+
+/* Lines a kind adds to `stat` (issue 6 adds the log kind's). */
+static void stat_striped(const ostio__ctr *c, int json)
+{
+  if (json)
+    printf(", \"stripe_size\": %" PRId64 ", \"objects\": %d", c->m.stripe_size,
+           (int)c->m.nobjects);
+  else
+    printf("stripe_size:  %" PRId64 "\nobjects:      %d\n", c->m.stripe_size,
+           (int)c->m.nobjects);
+}
+static const struct {
+  int kind;
+  void (*stat)(const ostio__ctr *c, int json);
+} kind_ops[] = {{OSTIO__CTR_KIND_STRIPED, stat_striped}};
+
+static int sub_stat(int argc, char **argv)
+{
+  static const char *usage =
+    "Usage: ostio container stat [--json] PATH\n\n"
+    "Shows the manifest of the container PATH (kind, format version, stripe size,\n"
+    "object count, creation time, creator, requested parameters), the logical size\n"
+    "the objects imply and the size record.\n";
+  sub_opts o;
+  int rc = parse("stat", usage, argc, argv, A_JSON, &o);
+  if (rc) return rc < 0 ? CLI_OK : rc;
+  if (argc - optind != 1) return cli_usage_error(CMD " stat", "expected one PATH");
+  const char *path = argv[optind];
+  ostio__ctr *c = NULL;
+  if ((rc = open_ro("stat", path, &c)) != CLI_OK) return rc;
+  int64_t size = 0;
+  ostio__sizerec rec = {0, -1};
+  int have = ostio__sizerec_read(c->dirfd, path, &rec) == 0;
+  if ((rc = ostio__ctr_size(c, &size, NULL)) < 0) {
+    rc = cli_lib_error(CMD " stat", rc);
+    goto done;
+  }
+  const ostio__manifest *m = &c->m;
+  if (o.json) {
+    printf("{\"path\": ");
+    json_string(stdout, path);
+    printf(", \"kind\": \"%s\", \"version\": %d, \"byte_order\": \"%s\", \"size\": %" PRId64,
+           ostio__ctr_kind_name(m->kind), m->version, m->byte_order, size);
+    printf(", \"size_record\": ");
+    if (have) printf("{\"state\": \"%s\", \"size\": %" PRId64 "}", rec.clean ? "clean" : "open",
+                     rec.size);
+    else printf("null");
+  } else {
+    printf("%s\nkind:         %s\nversion:      %d\nbyte_order:   %s\nsize:         %" PRId64
+           "\n", path, ostio__ctr_kind_name(m->kind), m->version, m->byte_order, size);
+    if (have) printf("size_record:  %s, %" PRId64 "\n", rec.clean ? "clean" : "open", rec.size);
+    else printf("size_record:  missing\n");
+  }
+  for (size_t i = 0; i < sizeof kind_ops / sizeof kind_ops[0]; i++)
+    if (kind_ops[i].kind == m->kind) kind_ops[i].stat(c, o.json);
+  if (o.json) {
+    printf(", \"created\": ");
+    json_string(stdout, m->created);
+    printf(", \"created_by\": ");
+    json_string(stdout, m->created_by);
+    printf(", \"requested\": ");
+    json_string(stdout, m->requested);
+    printf("}\n");
+  } else {
+    printf("created:      %s\ncreated_by:   %s\nrequested:    %s\n", m->created, m->created_by,
+           m->requested);
+  }
+done:
+  ostio__ctr_close(&c, 0);
+  return rc;
+}
+
+/* ---- check ---------------------------------------------------------------------- */
+
+static void print_problem(void *arg, const char *msg)
+{
+  (void)arg;
+  fprintf(stderr, "ostio container check: %s\n", msg);
+}
+
+static int sub_check(int argc, char **argv)
+{
+  static const char *usage =
+    "Usage: ostio container check PATH\n\n"
+    "Verifies the container PATH: the manifest (magic, version, checksum, keys,\n"
+    "object names), that every object file exists as a regular file, the size\n"
+    "record against the sizes the objects imply, and that nothing else lies in\n"
+    "the directory. Exit 0: no problems; 1: problems found, each on stderr.\n";
+  sub_opts o;
+  int rc = parse("check", usage, argc, argv, 0, &o);
+  if (rc) return rc < 0 ? CLI_OK : rc;
+  if (argc - optind != 1) return cli_usage_error(CMD " check", "expected one PATH");
+  const char *path = argv[optind];
+  int n = ostio__ctr_check(path, print_problem, NULL);
+  if (n < 0) return cli_lib_error(CMD " check", n);
+  if (n > 0) {
+    fprintf(stderr, "ostio container check: %s: %d problem%s found\n", path, n,
+            n == 1 ? "" : "s");
+    return CLI_ERROR;
+  }
+  printf("%s: ok\n", path);
+  return CLI_OK;
+}
+
+/* ---- flatten --------------------------------------------------------------------- */
+
+static void progress(int64_t done, int64_t total, void *arg)
+{
+  (void)arg;
+  if (total >= (INT64_C(1) << 30))
+    fprintf(stderr, "ostio container flatten: %" PRId64 " of %" PRId64 " MiB (%d%%)\n",
+            done >> 20, total >> 20, (int)(done * 100 / total));
+}
+
+static int sub_flatten(int argc, char **argv)
+{
+  static const char *usage =
+    "Usage: ostio container flatten PATH OUT [--stripe-count N] [--stripe-size S]\n"
+    "                                        [--chunk SIZE]\n\n"
+    "Copies the container PATH into OUT, a new plain file (it must not exist),\n"
+    "optionally with the given layout. Runs through the collective API in chunks\n"
+    "of SIZE bytes (default 64m) split over the ranks, so `mpiexec -n N ostio\n"
+    "container flatten ...` runs in parallel. Stripes of zeros are not written:\n"
+    "holes stay holes. Progress goes to stderr for files of 1 GiB or more.\n";
+  sub_opts o;
+  int rc = parse("flatten", usage, argc, argv, A_STRIPE_COUNT | A_STRIPE_SIZE | A_CHUNK, &o);
+  if (rc) return rc < 0 ? CLI_OK : rc;
+  if (argc - optind != 2) return cli_usage_error(CMD " flatten", "expected PATH and OUT");
+  if (o.stripe_count > OSTIO_MAX_STRIPE_COUNT)
+    return cli_usage_error(CMD " flatten", "--stripe-count %" PRId64 ": at most %d",
+                           o.stripe_count, OSTIO_MAX_STRIPE_COUNT);
+  int inited = 0, rank = 0;
+  MPI_Initialized(&inited);
+  if (!inited) {
+    LSAN_PAUSE();
+    MPI_Init(NULL, NULL);
+    LSAN_RESUME();
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Info info;
+  char v[32];
+  MPI_Info_create(&info);
+  if (o.stripe_count)
+    snprintf(v, sizeof v, "%" PRId64, o.stripe_count), MPI_Info_set(info, "striping_factor", v);
+  if (o.stripe_size)
+    snprintf(v, sizeof v, "%" PRId64, o.stripe_size), MPI_Info_set(info, "striping_unit", v);
+  rc = ostio__flatten(MPI_COMM_WORLD, argv[optind], argv[optind + 1], info, o.chunk,
+                      progress, NULL);
+  MPI_Info_free(&info);
+  int status = CLI_OK;
+  if (rc < 0) status = rank == 0 ? cli_lib_error(CMD " flatten", rc) : CLI_ERROR;
+  if (!inited) {
+    LSAN_PAUSE();
+    MPI_Finalize();
+    LSAN_RESUME();
+  }
+  return status;
+}
+
+/* ---- dispatch ----------------------------------------------------------------------- */
+
+static const struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+} subs[] = {{"create", sub_create}, {"ls", sub_ls}, {"stat", sub_stat},
+            {"check", sub_check}, {"flatten", sub_flatten}};
+
+int cmd_container(int argc, char **argv)
+{
+  if (argc < 2) return cli_usage_error(CMD, "expected a subcommand: create, ls, stat, check "
+                                       "or flatten");
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    fputs(help, stdout);
+    return CLI_OK;
+  }
+  for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+    if (!strcmp(argv[1], subs[i].name)) return subs[i].run(argc - 1, argv + 1);
+  return cli_usage_error(CMD, "unknown subcommand '%s'; expected create, ls, stat, check or "
+                         "flatten", argv[1]);
+}

@@ -1,0 +1,292 @@
+/* Striped containers under MPI, beyond the matrix (test_ctr_matrix.c):
+ *  - statistics: with ost and cb_nodes == K each aggregator wrote exactly one
+ *    object file (the io layer's objfiles_written); even writes more;
+ *  - damage seen through ostio_open: a clear agreed error, nothing outside
+ *    the directory read or written;
+ *  - creation: every rank calls ostio_open(CREATE) on a new container, and
+ *    every rank calls the module's create at once; EXCL; the hint does not
+ *    turn an existing plain file into a container;
+ *  - set_size grow (sparse tail) and shrink, independent calls across stripe
+ *    boundaries, sync, DELETE_ON_CLOSE, ostio_layout_query, OSTIO_FAULT. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "colltest.h"
+#include "container/container.h"
+
+#define S 65536
+static int rank, nprocs;
+static char dir[512];
+
+static int has(const char *s) { return strstr(ostio_last_error(), s) != NULL; }
+
+static int open_with(MPI_Comm comm, const char *path, int amode, const char *spec,
+                     ostio_file **fh)
+{
+  MPI_Info info;
+  ct_info(spec, &info);
+  int rc = ostio_open(comm, path, amode, info, fh);
+  MPI_Info_free(&info);
+  return rc;
+}
+
+static double stat_of(ostio_file *fh, const char *name)
+{
+  double v = -1;
+  ostio_stat_get(fh, name, &v);
+  return v;
+}
+
+/* Each rank writes its own contiguous quarter... of 4 full stripe rows. */
+static void whole_rows(int k, ostio_extent *e, uint8_t **buf)
+{
+  int64_t total = (int64_t)k * S * 4, part = total / nprocs;
+  *e = (ostio_extent){part * rank, rank == nprocs - 1 ? total - part * rank : part};
+  *buf = ct_xmalloc((size_t)e->length);
+  ct_fill(*buf, e, 1, rank, 1);
+}
+
+static void test_stats(void)
+{
+  int k = nprocs; /* np 2: K 2, np 4: K 4 */
+  for (int s = 0; s < 2; s++) {
+    const char *strat = s ? "even" : "ost";
+    char path[600], spec[400];
+    snprintf(path, sizeof path, "%s/stats_%s", dir, strat);
+    snprintf(spec, sizeof spec, "ostio_container=striped ostio_objects=%d striping_unit=%d "
+             "ostio_strategy=%s cb_nodes=%d cb_config_list=*:*", k, S, strat, k);
+    ostio_file *fh;
+    ostio_extent e;
+    uint8_t *buf;
+    whole_rows(k, &e, &buf);
+    CHECK(open_with(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, spec, &fh) == 0);
+    CHECK(ostio_write_all(fh, &e, 1, buf) == 0);
+    double objs = stat_of(fh, "objfiles_written"), aggr = stat_of(fh, "aggr_calls");
+    double most = 0, least = 0;
+    MPI_Allreduce(&objs, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&objs, &least, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    CHECKF(aggr == 1, "%s: rank %d aggregated %g calls (every rank should)", strat, rank, aggr);
+    if (s == 0)
+      CHECKF(objs == 1, "ost, K = cb_nodes = %d: rank %d wrote %g object files, expected 1",
+             k, rank, objs);
+    else
+      CHECKF(most > 1, "even, K = %d: at most %g object files per aggregator, expected more "
+             "than 1", k, most);
+    CHECK(ostio_close(&fh) == 0);
+    free(buf);
+  }
+}
+
+/* Plants a container whose manifest is body (sealed) and checks the open. */
+static void damaged_open(const char *name, const char *body, int rc_want, const char *needle)
+{
+  char path[600], victim[600];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  snprintf(victim, sizeof victim, "%s/victim", dir);
+  if (rank == 0) {
+    int created;
+    ostio__ctr_params p = {.nobjects = 2, .stripe_size = S, .first_ost = -1};
+    snprintf(p.requested, sizeof p.requested, "test");
+    CHECK(ostio__ctr_create(path, &p, 0, &created) == 0);
+    if (body) {
+      char m[700], *t;
+      size_t n;
+      snprintf(m, sizeof m, "%s/ostio.manifest", path);
+      ostio__ctr_seal(body, strlen(body), &t, &n);
+      chmod(m, 0644);
+      int fd = open(m, O_WRONLY | O_TRUNC);
+      CHECK(fd >= 0 && write(fd, t, n) == (ssize_t)n);
+      close(fd);
+      free(t);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  ostio_file *fh = NULL;
+  int rc = ostio_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+  CHECKF(rc == rc_want && fh == NULL && has(needle), "%s: rc %d (%s), detail \"%s\"", name, rc,
+         ostio_errname(rc), ostio_last_error());
+  if (fh) ostio_close(&fh);
+  /* ../victim is untouched: same bytes, same size. */
+  if (rank == 0) {
+    char b[16] = {0};
+    int fd = open(victim, O_RDONLY);
+    CHECK(fd >= 0 && read(fd, b, sizeof b) == 7 && !memcmp(b, "victim!", 7));
+    close(fd);
+  }
+}
+
+#define HEAD "ostio-container 1\nkind striped\nbyte_order little\ncreated t\ncreated_by x\n" \
+             "requested -\nstripe_size 65536\n"
+
+static void test_damage(void)
+{
+  char victim[600];
+  snprintf(victim, sizeof victim, "%s/victim", dir);
+  if (rank == 0) {
+    int fd = open(victim, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(write(fd, "victim!", 7) == 7);
+    close(fd);
+  }
+  damaged_open("d_magic", "ostio-kontainer 1\n", OSTIO_EFORMAT, "not a container manifest");
+  damaged_open("d_version", "ostio-container 3\nkind striped\n", OSTIO_EFORMAT,
+               "version 3 is newer");
+  damaged_open("d_k0", HEAD "objects 0\n", OSTIO_EFORMAT, "expected an object count from 1");
+  damaged_open("d_dotdot", HEAD "objects 1\nobject 0 ../victim\n", OSTIO_EFORMAT,
+               "\"../victim\"");
+  damaged_open("d_slash", HEAD "objects 1\nobject 0 x/../../victim\n", OSTIO_EFORMAT, "no '/'");
+  /* Missing object; object shorter than the clean size record; bad checksum. */
+  char p[700];
+  snprintf(p, sizeof p, "%s/d_missing/obj.0001", dir);
+  if (rank == 0) {
+    int created;
+    char c[600];
+    snprintf(c, sizeof c, "%s/d_missing", dir);
+    ostio__ctr_params pr = {.nobjects = 2, .stripe_size = S, .first_ost = -1};
+    snprintf(pr.requested, sizeof pr.requested, "test");
+    CHECK(ostio__ctr_create(c, &pr, 0, &created) == 0 && unlink(p) == 0);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  ostio_file *fh = NULL;
+  snprintf(p, sizeof p, "%s/d_missing", dir);
+  CHECK(ostio_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) == OSTIO_EFORMAT &&
+        has("object 1 (obj.0001) is missing"));
+  snprintf(p, sizeof p, "%s/d_short", dir);
+  CHECK(open_with(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                  "ostio_container=striped ostio_objects=3 striping_unit=65536", &fh) == 0);
+  CHECK(ostio_set_size(fh, 5 * S + 100) == 0 && ostio_close(&fh) == 0);
+  if (rank == 0) {
+    char o[800];
+    snprintf(o, sizeof o, "%s/obj.0002", p); /* stripe 5 lives in object 2 */
+    CHECK(truncate(o, S) == 0);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(ostio_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) == OSTIO_EFORMAT &&
+        has("object obj.0002 is shorter than the size record says"));
+  CHECK(fh == NULL);
+}
+
+static void test_create(void)
+{
+  char p[600];
+  ostio_file *fh = NULL;
+  /* Every rank opens with CREATE; then EXCL on the existing container. */
+  snprintf(p, sizeof p, "%s/new", dir);
+  const char *spec = "ostio_container=striped ostio_objects=3 striping_unit=131072";
+  CHECK(open_with(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, spec, &fh) == 0);
+  CHECK(ostio_close(&fh) == 0);
+  CHECK(open_with(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR, spec,
+                  &fh) == OSTIO_EEXIST);
+  /* Opening again without hints: the container's layout, not the defaults. */
+  CHECK(ostio_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) == 0);
+  ostio_layout_component c;
+  CHECK(ostio_layout_get_component(ostio_file_layout(fh), 0, &c) == 0 && c.stripe_count == 3 &&
+        c.stripe_size == 131072);
+  CHECK(ostio_close(&fh) == 0);
+  ostio_layout *l = NULL;
+  CHECK(ostio_layout_query(MPI_COMM_WORLD, p, MPI_INFO_NULL, &l) == 0 &&
+        !strcmp(ostio_layout_source(l), "container"));
+  ostio_layout_free(&l);
+  /* Every rank creates the same container through the module at once. */
+  snprintf(p, sizeof p, "%s/race", dir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  ostio__ctr_params pr = {.nobjects = 4, .stripe_size = S, .first_ost = -1};
+  snprintf(pr.requested, sizeof pr.requested, "race");
+  int created = 0, total = 0;
+  CHECK(ostio__ctr_create(p, &pr, 0, &created) == 0);
+  MPI_Allreduce(&created, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECKF(total == 1, "%d ranks say they created it", total);
+  if (rank == 0) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) CHECKF(!strstr(e->d_name, ".tmp."), "left over: %s", e->d_name);
+    if (d) closedir(d);
+  }
+  /* The hint applies at creation only: a plain file stays plain. */
+  snprintf(p, sizeof p, "%s/plain", dir);
+  CHECK(open_with(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_WRONLY, "", &fh) == 0);
+  CHECK(ostio_close(&fh) == 0);
+  CHECK(open_with(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, spec, &fh) == 0);
+  CHECK(strcmp(ostio_layout_source(ostio_file_layout(fh)), "container") != 0);
+  CHECK(ostio_close(&fh) == 0);
+  struct stat st;
+  CHECK(stat(p, &st) == 0 && S_ISREG(st.st_mode));
+}
+
+static void test_sizes_and_independent(void)
+{
+  char p[600];
+  ostio_file *fh = NULL;
+  snprintf(p, sizeof p, "%s/sizes", dir);
+  CHECK(open_with(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                  "ostio_container=striped ostio_objects=3 striping_unit=65536", &fh) == 0);
+  /* Independent writes across stripe (and object) boundaries, disjoint. */
+  const int64_t step = 2 * S + 3000, len = 2 * S + 2000;
+  int64_t off = rank * step + S - 1000, size = 0;
+  int64_t want_size = (nprocs - 1) * step + S - 1000 + len;
+  static uint8_t w[3 * S], r[3 * S], want[3 * S];
+  ostio_extent e = {off, len};
+  ct_fill(w, &e, 1, rank, 9);
+  CHECK(ostio_write_at(fh, off, w, (size_t)len) == 0);
+  CHECK(ostio_sync(fh) == 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int peer = (rank + 1) % nprocs;
+  ostio_extent pe = {peer * step + S - 1000, len};
+  ct_fill(want, &pe, 1, peer, 9);
+  CHECK(ostio_read_at(fh, pe.offset, r, (size_t)len) == 0 && !memcmp(r, want, (size_t)len));
+  CHECK(ostio_get_size(fh, &size) == 0);
+  CHECKF(size == want_size, "size %lld, want %lld", (long long)size, (long long)want_size);
+  /* Grow: a sparse tail of zeros; then shrink into the middle of a stripe. */
+  CHECK(ostio_set_size(fh, 50 * S + 7) == 0);
+  CHECK(ostio_get_size(fh, &size) == 0 && size == 50 * S + 7);
+  CHECK(ostio_read_at(fh, 49 * S, r, S) == 0);
+  int zeros = 1;
+  for (int i = 0; i < S; i++) zeros &= r[i] == 0;
+  CHECK(zeros);
+  CHECK(ostio_set_size(fh, S + 5) == 0);
+  CHECK(ostio_get_size(fh, &size) == 0 && size == S + 5);
+  memset(r, 0x55, sizeof r);
+  CHECK(ostio_read_at(fh, S, r, 100) == 0);
+  for (int i = 5; i < 100; i++) zeros &= r[i] == 0;
+  CHECK(zeros);
+  CHECK(ostio_set_size(fh, -1) == OSTIO_EINVAL);
+  /* A fault injected into a container write is counted and agreed. */
+  CHECK(ostio_close(&fh) == 0);
+  struct stat st;
+  CHECK(stat(p, &st) < 0); /* DELETE_ON_CLOSE removed the directory */
+
+  snprintf(p, sizeof p, "%s/fault", dir);
+  setenv("OSTIO_FAULT", "write:0:1:ENOSPC", 1);
+  CHECK(open_with(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                  "ostio_container=striped ostio_objects=2 striping_unit=65536 "
+                  "ostio_strategy=ost cb_config_list=*:*", &fh) == 0);
+  unsetenv("OSTIO_FAULT");
+  ostio_extent all = {(int64_t)rank * 4 * S, 4 * S};
+  uint8_t *big = ct_xmalloc(4 * S);
+  ct_fill(big, &all, 1, rank, 3);
+  int rc = ostio_write_all(fh, &all, 1, big);
+  CHECKF(rc == OSTIO_ENOSPC && has("injected by OSTIO_FAULT") && has("object obj.000"),
+         "rc %d: %s", rc, ostio_last_error());
+  CHECK(ostio_write_all(fh, &all, 1, big) == 0); /* the handle stays usable */
+  CHECK(ostio_close(&fh) == 0);
+  free(big);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  if (ct_tmpdir(MPI_COMM_WORLD, dir, sizeof dir, "ctrmpi") < 0) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (nprocs >= 2) test_stats();
+  test_damage();
+  test_create();
+  test_sizes_and_independent();
+  ct_rmtree(MPI_COMM_WORLD, dir);
+  int status = tu_done_mpi(MPI_COMM_WORLD, "", __FILE__);
+  MPI_Finalize();
+  return status;
+}
