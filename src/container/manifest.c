@@ -152,7 +152,7 @@ static const char *const key_names[] = {"byte_order", "created", "created_by", "
 
 static int once(pstate *s, int k)
 {
-  if (s->seen & (1u << k)) return bad(s, "key \"%s\" given twice%s", key_names[k], "");
+  if (s->seen & (1u << k)) return bad(s, "key \"%s\" given twice", key_names[k]);
   s->seen |= 1u << k;
   return 0;
 }
@@ -167,7 +167,7 @@ static int striped_key(pstate *s, const char *key, char *v)
     if (rc < 0) return rc;
     if (num(v, 1, OSTIO__CTR_STRIPE_MAX, &x) < 0 || x % OSTIO__CTR_STRIPE_UNIT)
       return bad(s, "stripe_size \"%.40s\": expected a multiple of 65536 (64 KiB) from 65536 "
-                 "to 4294901760%s", v, "");
+                 "to 4294901760", v);
     m->stripe_size = x;
     return 0;
   }
@@ -184,23 +184,22 @@ static int striped_key(pstate *s, const char *key, char *v)
   }
   if (!strcmp(key, "object")) {
     if (!(s->seen & (1u << K_OBJECTS)))
-      return bad(s, "\"object\" before \"objects\": the object count must come first%s%s",
-                 "", "");
+      return bad(s, "\"object\" before \"objects\": the object count must come first");
     char *name = strchr(v, ' ');
-    if (!name) return bad(s, "\"object %.40s\": expected \"object INDEX NAME\"%s", v, "");
+    if (!name) return bad(s, "\"object %.40s\": expected \"object INDEX NAME\"", v);
     *name++ = '\0';
     char lim[16];
     snprintf(lim, sizeof lim, "%d", (int)m->nobjects - 1);
     if (num(v, 0, m->nobjects - 1, &x) < 0)
       return bad(s, "object index \"%.40s\": expected 0 to %s", v, lim);
-    if (s->have[x]) return bad(s, "object %s listed twice%s", v, "");
+    if (s->have[x]) return bad(s, "object %s listed twice", v);
     if (!ostio__ctr_name_ok(name))
       return bad(s, "object file name \"%.80s\": expected 1 to 64 of A-Z a-z 0-9 . _ -, not "
-                 "starting with '.' or \"ostio.\" (no '/', no \"..\")%s", name, "");
+                 "starting with '.' or \"ostio.\" (no '/', no \"..\")", name);
     for (int32_t i = 0; i < m->nobjects; i++)
       if (m->names[i] && !strcmp(m->names[i], name))
         return bad(s, "object file name \"%.80s\" is used twice; each object needs its own "
-                   "file%s", name, "");
+                   "file", name);
     if (!(m->names[x] = strdup(name))) return ostio__fail(OSTIO_ENOMEM, "out of memory");
     s->have[x] = 1;
     return 0;
@@ -241,8 +240,7 @@ static int common_key(pstate *s, const char *key, const char *v)
     if (rc < 0) return rc;
     if (k == K_BYTE_ORDER) {
       if (strcmp(v, "little"))
-        return bad(s, "byte_order \"%.40s\": this version writes and reads only \"little\"%s",
-                   v, "");
+        return bad(s, "byte_order \"%.40s\": this version writes and reads only \"little\"", v);
       snprintf(m->byte_order, sizeof m->byte_order, "little");
       return 0;
     }
@@ -272,7 +270,7 @@ static int header(pstate *s, char *l1, char *l2)
   s->m->version = (int)v;
   s->line = 2;
   if (!l2 || strncmp(l2, "kind ", 5))
-    return bad(s, "expected \"kind KIND\" as the second line (kinds: %s)%s", "striped", "");
+    return bad(s, "expected \"kind KIND\" as the second line (kinds: %s)", "striped");
   for (int k = 1; k < NKINDS; k++)
     if (kinds[k].name && !strcmp(l2 + 5, kinds[k].name)) {
       s->m->kind = k;
@@ -299,7 +297,7 @@ static int parse_body(pstate *s, char *body)
     *nl = '\0';
     char *sp = strchr(p, ' ');
     if (!sp || sp == p || !sp[1])
-      return bad(s, "\"%.60s\": expected \"KEY VALUE\"%s", p, "");
+      return bad(s, "\"%.60s\": expected \"KEY VALUE\"", p);
     *sp = '\0';
     if ((rc = common_key(s, p, sp + 1)) < 0) return rc;
     if (rc == 0) continue;
