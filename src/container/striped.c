@@ -203,12 +203,20 @@ int ostio__ctr_create(const char *path, const ostio__ctr_params *p, int excl, in
   if (errno != ENOENT) return sys_fail(path, "cannot stat", errno);
   gethostname(host, sizeof host - 1);
   host[strcspn(host, "/. ")] = '\0';
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  uint64_t rnd = ostio__fnv1a64(&ts, sizeof ts) ^ (uint64_t)(uintptr_t)&ts;
-  snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%s.%ld.%08" PRIx32, dir, base, host, (long)getpid(),
-           (uint32_t)rnd);
-  if (mkdir(tmp, 0777) < 0) return sys_fail(path, "cannot make the temporary directory", errno);
+  /* .NAME.tmp.HOST.PID.RANDOM (NAME cut so the entry fits NAME_MAX); a
+   * collision (two threads of one process) draws again. */
+  int made = -1;
+  for (int attempt = 0; attempt < 16 && made < 0; attempt++) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t rnd = ostio__fnv1a64(&ts, sizeof ts) ^ (uint64_t)(uintptr_t)&ts ^
+                   (uint64_t)attempt * UINT64_C(0x9e3779b97f4a7c15);
+    snprintf(tmp, sizeof tmp, "%s/.%.120s.tmp.%s.%ld.%08" PRIx32, dir, base, host,
+             (long)getpid(), (uint32_t)(rnd ^ rnd >> 32));
+    made = mkdir(tmp, 0777);
+    if (made < 0 && errno != EEXIST) break;
+  }
+  if (made < 0) return sys_fail(path, "cannot make the temporary directory", errno);
   if ((dirfd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
     rc = sys_fail(tmp, "cannot open", errno);
     rmdir(tmp);
