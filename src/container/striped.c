@@ -147,7 +147,9 @@ static int make_object(const char *tmp, int dirfd, const char *name, int64_t s, 
   if (lustre) {
     char p[PATH_CAP + 80];
     ostio_layout *l = NULL;
-    snprintf(p, sizeof p, "%s/%s", tmp, name);
+    int n = snprintf(p, sizeof p, "%s/%s", tmp, name);
+    if (n < 0 || (size_t)n >= sizeof p)
+      return ostio__fail(OSTIO_EINVAL, "%s: the object path is too long", tmp);
     int rc = ostio__layout_simple(s, 1, ost, &l);
     if (rc == 0) rc = ostio__layout_create(p, NULL, l, 0666, NULL);
     ostio__layout_destroy(l);
