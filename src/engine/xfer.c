@@ -19,6 +19,10 @@ typedef struct slot {
   MPI_Status *stat;        /* not MPI_STATUSES_IGNORE: gcc 12 misreads it */
   MPI_Datatype *types;
   int nreq, ntypes;
+  ostio__seg *self;        /* my source segments to myself (user buffer)  */
+  size_t nself;
+  int direct;              /* every byte of the round is mine: the file I/O
+                              uses the user buffer, no round-buffer copy   */
 } slot;
 
 struct run_state {
@@ -28,8 +32,6 @@ struct run_state {
   ostio__cursor acur;            /* aggregator cursor over ap          */
   ostio__cursor *scur;           /* source cursors, one per aggregator */
   ostio__seg *tmp;               /* source-side segments of one round  */
-  ostio__seg *self;              /* my source segments to myself       */
-  size_t nself;
   size_t tmp_room, seg_room;
   int *blen;                     /* datatype scratch                   */
   MPI_Aint *disp;
@@ -78,12 +80,13 @@ static int post_one(run_state *st, slot *sl, char *base, const ostio__seg *segs,
 /* Copies between the user buffer and the round buffer for the bytes this
  * rank sends to itself: both segment lists are in the aggregator's key
  * order and cover the same bytes, so a two-pointer walk pairs them. */
-static void copy_self(run_state *st, char *rbuf, const ostio__seg *as, size_t na)
+static void copy_self(run_state *st, const slot *sl, const ostio__seg *as, size_t na)
 {
-  const ostio__seg *ss = st->self;
+  const ostio__seg *ss = sl->self;
+  char *rbuf = sl->buf;
   size_t i = 0, j = 0;
   int64_t di = 0, dj = 0;
-  while (i < na && j < st->nself) {
+  while (i < na && j < sl->nself) {
     int64_t n = as[i].len - di < ss[j].len - dj ? as[i].len - di : ss[j].len - dj;
     char *r = rbuf + as[i].pos + di, *u = st->x->ubuf + ss[j].pos + dj;
     if (st->x->is_write) memcpy(r, u, (size_t)n);
@@ -97,11 +100,22 @@ static void copy_self(run_state *st, char *rbuf, const ostio__seg *as, size_t na
 static void prep_agg(run_state *st, slot *sl, int r)
 {
   const ostio__xfer *x = st->x;
-  sl->nsegs = 0;
+  sl->nsegs = sl->nself = 0;
+  sl->direct = 0;
   if (x->myagg < 0 || r >= x->my_rounds) return;
   int64_t want = 0, got = 0;
   for (int s = 0; s < st->nprocs; s++) want += x->agg_sched[(size_t)r * st->nprocs + s];
   sl->nsegs = ostio__take(x->ap, x->nap, &st->acur, want, 0, 0, sl->segs, st->seg_room, &got);
+  /* My own bytes for this round, taken here (not in post) so a read can
+   * go straight into the user buffer before the round is posted. */
+  int a = x->myagg;
+  int64_t mine = x->src_sched[a] ? x->src_sched[a][r] : 0;
+  if (mine > 0) {
+    size_t lo = x->sp_start[a], hi = x->sp_start[a + 1];
+    sl->nself = ostio__take(x->sp + lo, hi - lo, &st->scur[a], mine, 1, 0, sl->self,
+                            st->tmp_room, &got);
+  }
+  sl->direct = !x->rmw && mine > 0 && mine == want && sl->nself <= st->seg_room;
 }
 
 /* Posts round r: the source side to every aggregator, and the aggregator
@@ -111,18 +125,14 @@ static void post(run_state *st, slot *sl, int r)
   const ostio__xfer *x = st->x;
   double t0 = ostio__now();
   sl->nreq = sl->ntypes = 0;
-  st->nself = 0;
   for (int a = 0; a < x->naggr; a++) {
-    if (r >= x->agg_rounds[a]) continue;
+    if (r >= x->agg_rounds[a] || a == x->myagg) continue; /* mine: prep_agg */
     int64_t bytes = x->src_sched[a] ? x->src_sched[a][r] : 0, got = 0;
     if (bytes == 0) continue;
     size_t lo = x->sp_start[a], hi = x->sp_start[a + 1];
-    int self = x->ranks[a] == x->fh->rank;
-    ostio__seg *dst = self ? st->self : st->tmp;
-    size_t n = ostio__take(x->sp + lo, hi - lo, &st->scur[a], bytes, 1, 0, dst,
+    size_t n = ostio__take(x->sp + lo, hi - lo, &st->scur[a], bytes, 1, 0, st->tmp,
                            st->tmp_room, &got);
-    if (self) st->nself = n;
-    else post_one(st, sl, x->ubuf, dst, n, x->ranks[a], x->is_write);
+    post_one(st, sl, x->ubuf, st->tmp, n, x->ranks[a], x->is_write);
   }
   if (x->myagg >= 0 && sl->nsegs > 0) {
     /* Group the round's segments by source, keeping their order. */
@@ -138,7 +148,9 @@ static void post(run_state *st, slot *sl, int r)
         st->tmp[j - i] = sl->segs[st->order[j]];
         j++;
       }
-      if (peer == x->fh->rank) copy_self(st, sl->buf, st->tmp, j - i);
+      if (peer == x->fh->rank) {
+        if (!sl->direct) copy_self(st, sl, st->tmp, j - i);
+      }
       else post_one(st, sl, sl->buf, st->tmp, j - i, peer, !x->is_write);
       i = j;
     }
@@ -205,6 +217,13 @@ static void do_io(run_state *st, slot *sl, slot *other)
   double t0 = ostio__now();
   size_t nr = 0, i = 0;
   int rc = 0;
+  if (sl->direct) { /* the batch merges what is adjacent in file and memory */
+    for (size_t k = 0; k < sl->nself; k++)
+      st->reqs[k] = (ostio__io_req){sl->self[k].off, sl->self[k].len, x->ubuf + sl->self[k].pos};
+    note(st, issue(st, sl->nself, x->is_write, other));
+    stats(st)->t[OSTIO__T_time_io] += ostio__now() - t0;
+    return;
+  }
   while (i < sl->nsegs && rc == 0) {
     const ostio__seg *a = &sl->segs[i];
     int64_t end = a->off + a->len, span_end = end;
@@ -251,11 +270,10 @@ static int setup(run_state *st, const ostio__xfer *x)
   size_t nreq = (size_t)x->naggr + (size_t)st->nprocs;
   st->scur = calloc((size_t)x->naggr, sizeof *st->scur);
   st->tmp = malloc(st->tmp_room * sizeof *st->tmp);
-  st->self = malloc(st->tmp_room * sizeof *st->self);
   st->blen = malloc(st->tmp_room * sizeof *st->blen);
   st->disp = malloc(st->tmp_room * sizeof *st->disp);
   st->cnt = malloc((size_t)(st->nprocs + 1) * sizeof *st->cnt);
-  int ok = st->scur && st->tmp && st->self && st->blen && st->disp && st->cnt;
+  int ok = st->scur && st->tmp && st->blen && st->disp && st->cnt;
   int nslots = x->pipeline ? 2 : 1;
   if (x->myagg >= 0 && x->my_rounds > 0) {
     int64_t total = 0;
@@ -270,7 +288,8 @@ static int setup(run_state *st, const ostio__xfer *x)
     ok = ok && st->block;
     for (int k = 0; k < nslots; k++) {
       st->s[k].buf = st->block ? st->block + (size_t)k * bsize : NULL;
-      ok = ok && (st->s[k].segs = malloc(st->seg_room * sizeof(ostio__seg)));
+      ok = ok && (st->s[k].segs = malloc(st->seg_room * sizeof(ostio__seg))) &&
+           (st->s[k].self = malloc(st->tmp_room * sizeof(ostio__seg)));
     }
   }
   for (int k = 0; k < 2; k++)
@@ -285,7 +304,6 @@ static void teardown(run_state *st)
 {
   free(st->scur);
   free(st->tmp);
-  free(st->self);
   free(st->blen);
   free(st->disp);
   free(st->cnt);
@@ -295,6 +313,7 @@ static void teardown(run_state *st)
   ostio__bufcache_put(st->block, st->block_size);
   for (int k = 0; k < 2; k++) {
     free(st->s[k].segs);
+    free(st->s[k].self);
     free(st->s[k].req);
     free(st->s[k].stat);
     free(st->s[k].types);
