@@ -7,10 +7,11 @@
 #
 # Groups: plain (ior, strided 4 KiB and 47,008 B, flash; 2 ranks),
 #         over (the same with 4 ranks, oversubscribed), btio (class A,
-#         4 ranks), striped (striped containers K = 2, 4 vs MPI-IO).
+#         4 ranks), striped (striped containers K = 2, 4 vs MPI-IO: ior,
+#         strided 1 MiB), striped-btio (the same for btio class A, 4 ranks).
 # Default: plain. Disk = /tmp, tmpfs = /dev/shm (override DISK=, TMPFS=).
 set -euo pipefail
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 groups=() iters=5 build=build-meas out=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -73,11 +74,20 @@ for g in "${groups[@]}"; do
         for k in 2 4; do
           S="-a ostio:ost,ostio:even,mpiio --container striped --stripe-count $k --stripe-size 1m"
           one "ctr_ior_k${k}_${fs}" 2 $S -c -W -R -p ior -b 16m -t 1m -s 4 -i "$iters" -o "$dir/obmeas/f"
+          one "ctr_iorb1_k${k}_${fs}" 2 $S -c -W -R -p ior -b 1m -t 1m -s 64 -i "$iters" -o "$dir/obmeas/f"
           one "ctr_s1m_k${k}_${fs}" 2 $S -c -W -R -p strided -t 1m -b 1m -s 64 -i "$iters" -o "$dir/obmeas/f"
+        done
+      done ;;
+    striped-btio)
+      for fs in disk tmpfs; do
+        dir=$DISK; [ $fs = tmpfs ] && dir=$TMPFS
+        mkdir -p "$dir/obmeas"
+        for k in 2 4; do
+          S="-a ostio:ost,ostio:even,mpiio --container striped --stripe-count $k --stripe-size 1m"
           one "ctr_btio_k${k}_${fs}" 4 $S -c -W -R -p btio --btio-class A -i "$iters" -o "$dir/obmeas/f"
         done
       done ;;
-    *) echo "bench-matrix: unknown group $g (plain, over, btio, striped)" >&2; exit 2 ;;
+    *) echo "bench-matrix: unknown group $g (plain, over, btio, striped, striped-btio)" >&2; exit 2 ;;
   esac
 done
 python3 "$here/scripts/bench-table.py" "$out"/*.json > "$out/tables.md"
