@@ -27,10 +27,9 @@ done
 [ ${#groups[@]} -gt 0 ] || groups=(plain)
 here="$(cd "$(dirname "$0")/.." && pwd)"
 B="$here/$build/ostio-bench"
-if [ ! -x "$B" ]; then
+[ -f "$here/$build/CMakeCache.txt" ] ||
   cmake -S "$here" -B "$here/$build" -DCMAKE_BUILD_TYPE=Release -DOSTIO_TESTS=OFF >/dev/null
-  cmake --build "$here/$build" -j2 --target ostio_bench >/dev/null
-fi
+cmake --build "$here/$build" -j2 --target ostio_bench >/dev/null
 mkdir -p "$out"
 DISK="${DISK:-/tmp}" TMPFS="${TMPFS:-/dev/shm}"
 A=ostio:ost,ostio:even,ostio:aligned,ostio:independent,mpiio,posix
