@@ -76,6 +76,33 @@ try:
 
     if only_btio:
         sys.exit(1 if failed else 0)
+
+    # ostio into a striped container (K = 2, 64 KiB stripes) next to MPI-IO's plain file:
+    # every byte verified through the container, the container removed afterwards.
+    js = os.path.join(tmp, "ctr.json")
+    rc, out, err = run(["-a", "ostio:ost,ostio:even,mpiio", "--container", "striped",
+                        "--stripe-count", "2", "--stripe-size", "64k", "-c", "-W", "-R",
+                        "-p", "strided", "-b", "16k", "-t", "16k", "-s", "8", "--warmup", "0",
+                        "-k", "-o", os.path.join(tmp, "k"), "--json", js])
+    check(rc == 0, f"--container striped: exit status {rc} {err.strip()[-300:]}")
+    kept = os.path.join(tmp, "k.ostio-ost")
+    check(os.path.isfile(os.path.join(kept, "ostio.manifest")),
+          "--container striped: the ostio file is a container (kept with -k)")
+    check(os.path.isfile(os.path.join(tmp, "k.mpiio")), "--container striped: MPI-IO wrote a plain file")
+    try:
+        with open(js) as f:
+            doc = json.load(f)
+        check(doc["config"]["container"] == "striped", "--container in the JSON config")
+        check(all(r["verify_errors"] == 0 for r in doc["runs"]), "--container: no verify errors")
+    except (OSError, ValueError, KeyError) as e:
+        check(False, f"--container JSON ({e})")
+    rc, out, err = run(["-a", "ostio:ost", "--container", "striped", "--stripe-count", "2",
+                        "--stripe-size", "64k", "-W", "-R", "-p", "strided", "-b", "16k",
+                        "-t", "16k", "-s", "4", "--warmup", "0", "-o", os.path.join(tmp, "c2")],
+                       env={"OSTIO_BENCH_CORRUPT": "1"})
+    check(rc == 1 and "verification failed" in err, f"container corruption: exit status {rc} (want 1)")
+    check(not [x for x in os.listdir(tmp) if x.startswith("c2.")], "container removed after the run")
+
     rc, out, err = run(["-a", "posix,ostio:ost", "-W", "-R", "-b", "16k", "-t", "16k",
                         "--warmup", "0", "-o", os.path.join(tmp, "c")],
                        env={"OSTIO_BENCH_CORRUPT": "1"})
@@ -94,7 +121,7 @@ try:
     rc, out, err = run(["--help"])
     flags = ["-a", "-b", "-t", "-s", "-p", "--btio-class", "-F", "-c", "-w", "-r", "-e", "-C",
              "-i", "--warmup", "-W", "-R", "-o", "-O", "-k", "--json", "--stripe-count",
-             "--stripe-size", "--seed", "--help"]
+             "--stripe-size", "--container", "--seed", "--help"]
     check(rc == 0 and all(f"  {f} " in out or f", {f}" in out for f in flags),
           "--help lists every flag")
 finally:
