@@ -3,7 +3,9 @@
 document with each API's median write and read MiB/s, the ratio to mpiio's
 median in the same run, and the ostio statistics.
 
-usage: scripts/bench-table.py FILE.json...
+usage: scripts/bench-table.py [--compact] FILE.json...
+  --compact  one row per document instead: mpiio's medians (write / read) and
+             every other API's ratios to them
 """
 import json
 import sys
@@ -50,10 +52,36 @@ def table(path):
     return "\n".join(out) + "\n"
 
 
+def compact(paths):
+    docs = []
+    for path in paths:
+        with open(path) as f:
+            docs.append((path.rsplit("/", 1)[-1].removesuffix(".json"), json.load(f)))
+    apis = [a for a in docs[0][1]["config"]["apis"] if a != "mpiio"]
+    out = ["| case | ranks | mpiio MiB/s (w / r) | " + " | ".join(apis) + " |",
+           "|---|---|---|" + "---|" * len(apis)]
+    for name, d in docs:
+        rows = {}
+        for s in d["summary"]:
+            rows.setdefault(s["api"], {})[s["phase"]] = s
+        m = rows.get("mpiio", {})
+        cells = [f"{fmt(m.get('write', {}).get('bw_median'), '.0f')} / "
+                 f"{fmt(m.get('read', {}).get('bw_median'), '.0f')}"]
+        for a in apis:
+            r = rows.get(a, {})
+            cells.append(f"{fmt(r.get('write', {}).get('ratio_vs_mpiio'), '.2f')}x / "
+                         f"{fmt(r.get('read', {}).get('ratio_vs_mpiio'), '.2f')}x")
+        out.append(f"| {name} | {d['nprocs']} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         return 0 if len(argv) >= 2 else 2
+    if argv[1] == "--compact":
+        print(compact(argv[2:]))
+        return 0
     print("\n".join(table(p) for p in argv[1:]))
     return 0
 
