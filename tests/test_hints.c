@@ -85,7 +85,7 @@ static const struct { const char *key, *dflt; } defaults[NKEYS] = {
   {"romio_lustre_co_ratio", "1"}, {"romio_lustre_coll_threshold", "0"},
   {"romio_lustre_ds_in_coll", "enable"}, {"ostio_layout_source", "auto"},
   {"ostio_strategy", "auto"}, {"ostio_pipeline", "true"}, {"ostio_container", "plain"},
-  {"ostio_objects", "0"},
+  {"ostio_objects", "0"}, {"ostio_log_writers", "rank"},
 };
 
 static void test_defaults(void)
@@ -371,8 +371,17 @@ static void test_unknown_and_given(void)
   CHECK(h.ostio_container == OSTIO__CONTAINER_PLAIN && h.ostio_objects == 0);
   CHECK(ostio__hints_set(&h, "ostio_container", "Striped") == 0 &&
         h.ostio_container == OSTIO__CONTAINER_STRIPED);
-  CHECK(ostio__hints_set(&h, "ostio_container", "log") == OSTIO_EHINT);
-  CHECK(strstr(ostio_last_error(), "plain or striped") != NULL);
+  CHECK(ostio__hints_set(&h, "ostio_container", "chunked") == OSTIO_EHINT);
+  CHECK(strstr(ostio_last_error(), "plain, striped or log") != NULL);
+  /* Log containers (issue 6): ostio_container=log, ostio_log_writers rank|node. */
+  CHECK(ostio__hints_set(&h, "ostio_container", "LOG") == 0 &&
+        h.ostio_container == OSTIO__CONTAINER_LOG);
+  CHECK(h.ostio_log_writers == 0);
+  CHECK(ostio__hints_set(&h, "ostio_log_writers", "node") == 0 && h.ostio_log_writers == 1);
+  CHECK(ostio__hints_set(&h, "ostio_log_writers", "host") == OSTIO_EHINT);
+  CHECK(strstr(ostio_last_error(), "rank or node") != NULL);
+  CHECK(ostio__hints_set(&h, "ostio_log_writers", "rank") == 0 && h.ostio_log_writers == 0);
+  CHECK(ostio__hints_set(&h, "ostio_container", "striped") == 0);
   CHECK(ostio__hints_set(&h, "ostio_objects", "7") == 0 && h.ostio_objects == 7);
   CHECK(ostio__hints_set(&h, "ostio_objects", "2000") == 0 && h.ostio_objects == 2000);
   CHECK(ostio__hints_set(&h, "ostio_objects", "2001") == OSTIO_EHINT);

@@ -29,7 +29,13 @@
 
 /* Kinds share the header (magic, version, kind) and the common keys; each
  * kind adds its own keys. Issue 6 adds a log kind. */
-typedef enum { OSTIO__CTR_KIND_NONE = 0, OSTIO__CTR_KIND_STRIPED } ostio__ctr_kind;
+typedef enum {
+  OSTIO__CTR_KIND_NONE = 0, OSTIO__CTR_KIND_STRIPED, OSTIO__CTR_KIND_LOG
+} ostio__ctr_kind;
+
+/* Log containers (issue 6; log.h): who owns a data log. */
+typedef enum { OSTIO__LOG_WRITERS_RANK = 0, OSTIO__LOG_WRITERS_NODE } ostio__log_writers;
+#define OSTIO__LOG_HOSTDIRS_MAX 1000         /* hostdir.000 .. hostdir.999  */
 
 typedef struct ostio__manifest {
   int version;                       /* format version read (1)               */
@@ -42,6 +48,9 @@ typedef struct ostio__manifest {
   int64_t stripe_size;
   int32_t nobjects;
   char **names;                      /* nobjects object file names; owned     */
+  /* log */
+  int32_t hostdirs;                  /* hostdir.NNN subdirectories, 1..1000   */
+  int writers;                       /* ostio__log_writers                    */
 } ostio__manifest;
 
 /* ---- manifest.c (pure) ---------------------------------------------------- */
@@ -62,7 +71,7 @@ int ostio__ctr_seal(const char *body, size_t len, char **text, size_t *outlen);
 /* Checks that the last line of buf is a valid checksum line over the bytes
  * before it; *body_len receives their count. OSTIO_EFORMAT naming what. */
 int ostio__ctr_verify_seal(const char *buf, size_t len, const char *what, size_t *body_len);
-/* Name of a kind ("striped"), "?" for others. */
+/* Name of a kind ("striped", "log"), "?" for others. */
 const char *ostio__ctr_kind_name(int kind);
 
 /* ---- sizerec.c ---------------------------------------------------------------
@@ -88,6 +97,9 @@ int64_t ostio__striped_objsize(int64_t stripe_size, int32_t k, int32_t obj, int6
 
 /* What a new container gets. */
 typedef struct ostio__ctr_params {
+  int kind;                          /* 0 or OSTIO__CTR_KIND_STRIPED; or LOG   */
+  int32_t hostdirs;                  /* log: 1..1000                           */
+  int writers;                       /* log: ostio__log_writers                */
   int32_t nobjects;                  /* K >= 1                                 */
   int64_t stripe_size;               /* multiple of 64 KiB                     */
   int32_t first_ost;                 /* Lustre: OST of object 0, -1 = any      */
@@ -111,7 +123,9 @@ typedef struct ostio__ctr {
 
 /* 1 when path is a directory holding ostio.manifest, 0 otherwise. */
 int ostio__ctr_is_container(const char *path);
-/* Creates path as a striped container, race-free: built under a temporary
+/* The kind of the container at path (its manifest parsed and validated). */
+int ostio__ctr_kind_of(const char *path, int *kind);
+/* Creates path as a container of p->kind (striped when 0), race-free: built under a temporary
  * sibling name and renamed into place. When path appeared meanwhile (another
  * creator won) the temporary directory is removed and *created is 0; with
  * excl that is OSTIO_EEXIST. An existing path that is not a container is

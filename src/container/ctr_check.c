@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "container/container.h"
+#include "container/log.h"
 #include "core/error.h"
 
 static int say(ostio__ctr_report report, void *arg, const char *fmt, ...)
@@ -68,6 +69,10 @@ int ostio__ctr_check(const char *path, ostio__ctr_report report, void *arg)
   if (ostio__ctr_read_manifest(path, dirfd, &text, &len) < 0 ||
       ostio__manifest_parse(text, len, what, &m) < 0) {
     n += say(report, arg, "%s", ostio_last_error());
+    goto done;
+  }
+  if (m.kind == OSTIO__CTR_KIND_LOG) { /* the log kind checks its own files */
+    n = ostio__log_check(path, report, arg);
     goto done;
   }
   int64_t *os = calloc((size_t)m.nobjects, sizeof *os);

@@ -35,7 +35,7 @@ uint64_t ostio__fnv1a64(const void *data, size_t len)
 
 const char *ostio__ctr_kind_name(int kind)
 {
-  return kind == OSTIO__CTR_KIND_STRIPED ? "striped" : "?";
+  return kind == OSTIO__CTR_KIND_STRIPED ? "striped" : kind == OSTIO__CTR_KIND_LOG ? "log" : "?";
 }
 
 int ostio__ctr_name_ok(const char *name)
@@ -145,9 +145,10 @@ static int text_value(const pstate *s, const char *key, const char *v, char *dst
   return 0;
 }
 
-enum { K_BYTE_ORDER, K_CREATED, K_CREATED_BY, K_REQUESTED, K_STRIPE_SIZE, K_OBJECTS };
+enum { K_BYTE_ORDER, K_CREATED, K_CREATED_BY, K_REQUESTED, K_STRIPE_SIZE, K_OBJECTS,
+       K_HOSTDIRS, K_WRITERS };
 static const char *const key_names[] = {"byte_order", "created", "created_by", "requested",
-                                        "stripe_size", "objects"};
+                                        "stripe_size", "objects", "hostdirs", "writers"};
 #define NCOMMON 4
 
 static int once(pstate *s, int k)
@@ -221,6 +222,40 @@ static int striped_finish(pstate *s)
   return 0;
 }
 
+/* The log kind's keys (issue 6): hostdirs N, writers rank|node. */
+static int log_key(pstate *s, const char *key, char *v)
+{
+  int64_t x;
+  if (!strcmp(key, "hostdirs")) {
+    int rc = once(s, K_HOSTDIRS);
+    if (rc < 0) return rc;
+    if (num(v, 1, OSTIO__LOG_HOSTDIRS_MAX, &x) < 0)
+      return bad(s, "hostdirs \"%.40s\": expected a count of subdirectories from 1 to %s", v,
+                 "1000");
+    s->m->hostdirs = (int32_t)x;
+    return 0;
+  }
+  if (!strcmp(key, "writers")) {
+    int rc = once(s, K_WRITERS);
+    if (rc < 0) return rc;
+    if (strcmp(v, "rank") && strcmp(v, "node"))
+      return bad(s, "writers \"%.40s\": expected \"rank\" (one data log per rank) or "
+                 "\"node\" (one per node)", v);
+    s->m->writers = strcmp(v, "rank") ? OSTIO__LOG_WRITERS_NODE : OSTIO__LOG_WRITERS_RANK;
+    return 0;
+  }
+  return 1;
+}
+
+static int log_finish(pstate *s)
+{
+  for (int k = K_HOSTDIRS; k <= K_WRITERS; k++)
+    if (!(s->seen & (1u << k)))
+      return ostio__fail(OSTIO_EFORMAT, "%s: key \"%s\" is missing; a log manifest needs "
+                         "hostdirs and writers", s->what, key_names[k]);
+  return 0;
+}
+
 /* Kinds: name, key handler (1 = not mine), final check. */
 static const struct kind_ops {
   const char *name;
@@ -228,6 +263,7 @@ static const struct kind_ops {
   int (*finish)(pstate *s);
 } kinds[] = {
   [OSTIO__CTR_KIND_STRIPED] = {"striped", striped_key, striped_finish},
+  [OSTIO__CTR_KIND_LOG] = {"log", log_key, log_finish},
 };
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
@@ -270,13 +306,13 @@ static int header(pstate *s, char *l1, char *l2)
   s->m->version = (int)v;
   s->line = 2;
   if (!l2 || strncmp(l2, "kind ", 5))
-    return bad(s, "expected \"kind KIND\" as the second line (kinds: %s)", "striped");
+    return bad(s, "expected \"kind KIND\" as the second line (kinds: %s)", "striped, log");
   for (int k = 1; k < NKINDS; k++)
     if (kinds[k].name && !strcmp(l2 + 5, kinds[k].name)) {
       s->m->kind = k;
       return 0;
     }
-  return bad(s, "unknown kind \"%.40s\"; this ostio knows: %s", l2 + 5, "striped");
+  return bad(s, "unknown kind \"%.40s\"; this ostio knows: %s", l2 + 5, "striped, log");
 }
 
 static int parse_body(pstate *s, char *body)
@@ -304,8 +340,9 @@ static int parse_body(pstate *s, char *body)
     if ((rc = kind->key(s, p, sp + 1)) < 0) return rc;
     if (rc == 1)
       return bad(s, "unknown key \"%.40s\"; a %s manifest of version 1 has byte_order, "
-                 "created, created_by, requested, stripe_size, objects and object lines",
-                 p, kind->name);
+                 "created, created_by, requested and %s", p, kind->name,
+                 s->m->kind == OSTIO__CTR_KIND_LOG ? "hostdirs, writers"
+                                                   : "stripe_size, objects and object lines");
   }
   for (int k = 0; k < NCOMMON; k++)
     if (!(s->seen & (1u << k)))
@@ -386,12 +423,37 @@ static int printable(const char *s)
   return 1;
 }
 
+static int format_log(const ostio__manifest *m, char **text, size_t *len)
+{
+  if (m->hostdirs < 1 || m->hostdirs > OSTIO__LOG_HOSTDIRS_MAX ||
+      (m->writers != OSTIO__LOG_WRITERS_RANK && m->writers != OSTIO__LOG_WRITERS_NODE))
+    return ostio__fail(OSTIO_EINVAL, "manifest: log container with %d hostdirs (1 to 1000) "
+                       "and writers %d (rank or node)", (int)m->hostdirs, m->writers);
+  ostio__sbuf b = {0};
+  ostio__sbuf_put(&b, "%s %d\nkind log\nbyte_order little\ncreated %s\ncreated_by %s\n"
+                  "requested %s\nhostdirs %d\nwriters %s\n", OSTIO__CTR_MAGIC,
+                  OSTIO__CTR_VERSION, m->created, m->created_by, m->requested,
+                  (int)m->hostdirs, m->writers == OSTIO__LOG_WRITERS_NODE ? "node" : "rank");
+  if (b.oom || !b.buf) {
+    free(b.buf);
+    return ostio__fail(OSTIO_ENOMEM, "out of memory formatting a manifest");
+  }
+  int rc = ostio__ctr_seal(b.buf, b.len, text, len);
+  free(b.buf);
+  return rc;
+}
+
 int ostio__manifest_format(const ostio__manifest *m, char **text, size_t *len)
 {
   *text = NULL;
   *len = 0;
-  if (m->kind != OSTIO__CTR_KIND_STRIPED)
+  if (m->kind != OSTIO__CTR_KIND_STRIPED && m->kind != OSTIO__CTR_KIND_LOG)
     return ostio__fail(OSTIO_EINVAL, "manifest: unknown kind %d", m->kind);
+  if (!printable(m->created) || !printable(m->created_by) || !printable(m->requested) ||
+      !m->created[0] || !m->created_by[0] || !m->requested[0])
+    return ostio__fail(OSTIO_EINVAL, "manifest: created, created_by and requested must be "
+                       "non-empty printable ASCII");
+  if (m->kind == OSTIO__CTR_KIND_LOG) return format_log(m, text, len);
   if (m->nobjects < 1 || m->nobjects > OSTIO__CTR_MAX_OBJECTS || !m->names)
     return ostio__fail(OSTIO_EINVAL, "manifest: %d objects; expected 1 to %d",
                        (int)m->nobjects, OSTIO__CTR_MAX_OBJECTS);
@@ -399,10 +461,6 @@ int ostio__manifest_format(const ostio__manifest *m, char **text, size_t *len)
       m->stripe_size % OSTIO__CTR_STRIPE_UNIT)
     return ostio__fail(OSTIO_EINVAL, "container stripe size %lld: expected a multiple of "
                        "64 KiB from 64 KiB to 4 GiB - 64 KiB", (long long)m->stripe_size);
-  if (!printable(m->created) || !printable(m->created_by) || !printable(m->requested) ||
-      !m->created[0] || !m->created_by[0] || !m->requested[0])
-    return ostio__fail(OSTIO_EINVAL, "manifest: created, created_by and requested must be "
-                       "non-empty printable ASCII");
   ostio__sbuf b = {0};
   ostio__sbuf_put(&b, "%s %d\nkind %s\nbyte_order little\ncreated %s\ncreated_by %s\n"
                   "requested %s\nstripe_size %lld\nobjects %d\n", OSTIO__CTR_MAGIC,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "container/container.h"
+#include "container/log.h"
 #include "core/error.h"
 #include "layout/source.h"
 
@@ -126,8 +127,13 @@ static int fill_manifest(const ostio__ctr_params *p, ostio__manifest *m)
            (long)getpid(), ostio_version_string());
   snprintf(m->requested, sizeof m->requested, "%s", p->requested[0] ? p->requested : "-");
   m->version = OSTIO__CTR_VERSION;
-  m->kind = OSTIO__CTR_KIND_STRIPED;
+  m->kind = p->kind ? p->kind : OSTIO__CTR_KIND_STRIPED;
   snprintf(m->byte_order, sizeof m->byte_order, "little");
+  if (m->kind == OSTIO__CTR_KIND_LOG) { /* no objects: writers add their logs lazily */
+    m->hostdirs = p->hostdirs;
+    m->writers = p->writers;
+    return 0;
+  }
   m->stripe_size = p->stripe_size;
   m->nobjects = p->nobjects;
   if (!(m->names = calloc((size_t)p->nobjects, sizeof *m->names)))
@@ -180,6 +186,12 @@ static int write_manifest(const char *tmp, int dirfd, const ostio__manifest *m)
 
 static int check_params(const char *path, const ostio__ctr_params *p)
 {
+  if (p->kind == OSTIO__CTR_KIND_LOG) {
+    if (p->hostdirs < 1 || p->hostdirs > OSTIO__LOG_HOSTDIRS_MAX)
+      return ostio__fail(OSTIO_EINVAL, "%s: %d hostdirs: a log container has 1 to %d", path,
+                         (int)p->hostdirs, OSTIO__LOG_HOSTDIRS_MAX);
+    return 0;
+  }
   if (p->nobjects < 1 || p->nobjects > OSTIO__CTR_MAX_OBJECTS)
     return ostio__fail(OSTIO_EINVAL, "%s: %d objects: a striped container has 1 to %d "
                        "(ostio_objects, or the stripe count)", path, (int)p->nobjects,
@@ -331,6 +343,24 @@ static int open_objects(ostio__ctr *c)
   return 0;
 }
 
+int ostio__ctr_kind_of(const char *path, int *kind)
+{
+  char *text = NULL, what[PATH_CAP + 32];
+  size_t len = 0;
+  ostio__manifest m;
+  *kind = OSTIO__CTR_KIND_NONE;
+  int dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0) return sys_fail(path, "cannot open the container directory", errno);
+  int rc = ostio__ctr_read_manifest(path, dirfd, &text, &len);
+  snprintf(what, sizeof what, "%s/%s", path, OSTIO__CTR_MANIFEST);
+  if (rc == 0) rc = ostio__manifest_parse(text, len, what, &m);
+  if (rc == 0) *kind = m.kind;
+  if (rc == 0) ostio__manifest_free(&m);
+  free(text);
+  close(dirfd);
+  return rc;
+}
+
 static int open_common(const char *path, const char *text, size_t len, int writable,
                        int objects, ostio__ctr **out)
 {
@@ -353,7 +383,11 @@ static int open_common(const char *path, const char *text, size_t len, int writa
   }
   snprintf(what, sizeof what, "%s/%s", path, OSTIO__CTR_MANIFEST);
   if ((rc = ostio__manifest_parse(text, len, what, &c->m)) < 0) goto done;
-  if (objects) rc = open_objects(c);
+  if (objects && c->m.kind != OSTIO__CTR_KIND_STRIPED)
+    rc = ostio__fail(OSTIO_EFORMAT, "%s is a %s container, not a striped one; it has no "
+                     "object files (src/container/log.h opens it)", path,
+                     ostio__ctr_kind_name(c->m.kind));
+  else if (objects) rc = open_objects(c);
 done:
   free(own);
   if (rc < 0) ctr_free(c);
@@ -507,6 +541,10 @@ int ostio__ctr_remove(const char *path)
                        "check` and remove it by hand", keep);
   }
   if (rc < 0) return rc;
+  if (c->m.kind == OSTIO__CTR_KIND_LOG) {
+    ctr_free(c);
+    return ostio__log_remove(path);
+  }
   for (int32_t i = 0; i < c->m.nobjects; i++)
     if (unlinkat(c->dirfd, c->m.names[i], 0) < 0 && errno != ENOENT && rc == 0)
       rc = sys_fail(path, c->m.names[i], errno);

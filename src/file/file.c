@@ -39,6 +39,12 @@ static int prepare_on_root(ostio_file *fh)
   int create = !!(fh->amode & MPI_MODE_CREATE);
   if (stat(fh->path, &st) == 0) {
     fh->is_container = ostio__ctr_is_container(fh->path);
+    int kind = 0;
+    if (fh->is_container) {
+      int rc = ostio__ctr_kind_of(fh->path, &kind);
+      if (rc < 0) return rc;
+      if (kind == OSTIO__CTR_KIND_LOG) fh->is_container = 2;
+    }
     if (create && (fh->amode & MPI_MODE_EXCL))
       return ostio__fail(OSTIO_EEXIST, "%s exists and MPI_MODE_EXCL was given", fh->path);
     if (S_ISDIR(st.st_mode) && !fh->is_container)
@@ -52,6 +58,10 @@ static int prepare_on_root(ostio_file *fh)
   if (fh->hints.ostio_container == OSTIO__CONTAINER_STRIPED) {
     fh->is_container = 1;
     return ostio__file_ctr_create(fh);
+  }
+  if (fh->hints.ostio_container == OSTIO__CONTAINER_LOG) {
+    fh->is_container = 2;
+    return ostio__file_log_create(fh);
   }
   return ostio__layout_create(fh->path, &fh->hints, NULL, 0666, NULL);
 }
@@ -115,6 +125,7 @@ static void destroy(ostio_file *fh)
   ostio__coll_fini(fh);
   if (fh->fd >= 0) close(fh->fd);
   ostio__ctr_close(&fh->ctr, 0);
+  ostio__file_log_free(fh);
   if (fh->comm != MPI_COMM_NULL) MPI_Comm_free(&fh->comm);
   ostio__layout_destroy(fh->layout);
   free(fh->eligible);
@@ -148,10 +159,23 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
   MPI_Comm_size(fh->comm, &fh->nprocs);
   fh->can_read = !(amode & MPI_MODE_WRONLY);
   fh->can_write = !(amode & MPI_MODE_RDONLY);
+  if (fh->hints.ostio_container == OSTIO__CONTAINER_LOG && (amode & MPI_MODE_CREATE)) {
+    /* hostdirs of a new log container: ceil(sqrt(nodes)) (docs/containers.md). */
+    MPI_Comm node;
+    int leader = 0, me_leader;
+    if (MPI_Comm_split_type(fh->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+      MPI_Comm_rank(node, &leader);
+      MPI_Comm_free(&node);
+    }
+    me_leader = leader == 0;
+    MPI_Allreduce(&me_leader, &fh->log_nodes, 1, MPI_INT, MPI_SUM, fh->comm);
+  }
   if (fh->rank == 0) rc = prepare_on_root(fh);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
   MPI_Bcast(&fh->is_container, 1, MPI_INT, 0, fh->comm);
-  if (fh->is_container) {
+  if (fh->is_container == 2) {
+    if ((rc = ostio__file_log_open(fh)) < 0) goto fail;
+  } else if (fh->is_container) {
     if ((rc = ostio__file_ctr_open(fh)) < 0) goto fail;
   } else {
     rc = open_fd(fh);
@@ -186,7 +210,9 @@ int ostio_close(ostio_file **fhp)
   int rc = ostio__stats_report(fh->comm, &fh->stats, &info, getenv("OSTIO_STATS"));
   int rc2 = 0;
   ostio__io_fini(&fh->io);
-  if (fh->is_container)
+  if (fh->log)
+    rc2 = ostio__file_log_close(fh);
+  else if (fh->is_container)
     rc2 = ostio__file_ctr_close(fh);
   else if (close(fh->fd) < 0)
     rc2 = ostio__fail(ostio__from_errno(errno), "close %s: %s", fh->path, strerror(errno));
@@ -228,6 +254,7 @@ int ostio_write_at(ostio_file *fh, int64_t offset, const void *buf, size_t len)
   int rc = check_indep(fh, 1, offset, buf, len);
   if (rc < 0) return rc;
   ostio__stat_add(&fh->stats, OSTIO__STAT_indep_writes, 1);
+  if (fh->log) return len ? ostio__file_log_write_at(fh, offset, buf, len) : 0;
   return len ? ostio__io_pwrite(&fh->io, buf, len, offset) : 0;
 }
 
@@ -236,6 +263,7 @@ int ostio_read_at(ostio_file *fh, int64_t offset, void *buf, size_t len)
   int rc = check_indep(fh, 0, offset, buf, len);
   if (rc < 0) return rc;
   ostio__stat_add(&fh->stats, OSTIO__STAT_indep_reads, 1);
+  if (fh->log) return len ? ostio__file_log_read_at(fh, offset, buf, len) : 0;
   return len ? ostio__io_pread(&fh->io, buf, len, offset) : 0;
 }
 
@@ -243,6 +271,7 @@ int ostio_sync(ostio_file *fh)
 {
   if (!fh) return ostio__fail(OSTIO_EINVAL, "ostio_sync: NULL handle");
   int rc = 0;
+  if (fh->log) return ostio__file_log_sync(fh);
   if (fh->ctr) rc = ostio__file_ctr_sync(fh);
   else if (fsync(fh->fd) < 0)
     rc = ostio__fail(ostio__from_errno(errno), "fsync %s: %s", fh->path, strerror(errno));
@@ -254,6 +283,7 @@ int ostio_get_size(ostio_file *fh, int64_t *size)
   struct stat st;
   if (!fh || !size) return ostio__fail(OSTIO_EINVAL, "ostio_get_size: NULL argument");
   if (fh->ctr) return ostio__file_ctr_size(fh, size);
+  if (fh->log) return ostio__file_log_size(fh, size);
   if (fstat(fh->fd, &st) < 0)
     return ostio__fail(ostio__from_errno(errno), "fstat %s: %s", fh->path, strerror(errno));
   *size = (int64_t)st.st_size;
@@ -274,11 +304,25 @@ int ostio_set_size(ostio_file *fh, int64_t size)
   else if (rc == 0 && out[0] != -out[1])
     rc = ostio__fail(OSTIO_EINVAL, "ostio_set_size: ranks passed different sizes (%lld .. %lld)",
                      (long long)out[0], (long long)-out[1]);
+  if (fh->log) return ostio__file_log_set_size(fh, size, rc);
   if (rc == 0 && fh->rank == 0 && fh->ctr) rc = ostio__file_ctr_set_size(fh, size);
   else if (rc == 0 && fh->rank == 0 && ftruncate(fh->fd, (off_t)size) < 0)
     rc = ostio__fail(ostio__from_errno(errno), "ftruncate %s to %lld: %s", fh->path,
                      (long long)size, strerror(errno));
   return ostio__agree(fh->comm, rc);
+}
+
+/* The collective calls: log containers here, everything else in the engine. */
+int ostio_write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const void *buf)
+{
+  if (fh && fh->log) return ostio__file_log_coll(fh, 1, ext, n, (void *)buf);
+  return ostio__engine_write_all(fh, ext, n, buf);
+}
+
+int ostio_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
+{
+  if (fh && fh->log) return ostio__file_log_coll(fh, 0, ext, n, buf);
+  return ostio__engine_read_all(fh, ext, n, buf);
 }
 
 const ostio_layout *ostio_file_layout(const ostio_file *fh) { return fh ? fh->layout : NULL; }

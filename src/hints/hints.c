@@ -43,7 +43,10 @@ static const char *const strategy_words[] = {
   [OSTIO__STRAT_INDEPENDENT] = "independent", NULL};
 
 static const char *const container_words[] = {
-  [OSTIO__CONTAINER_PLAIN] = "plain", [OSTIO__CONTAINER_STRIPED] = "striped", NULL};
+  [OSTIO__CONTAINER_PLAIN] = "plain", [OSTIO__CONTAINER_STRIPED] = "striped",
+  [OSTIO__CONTAINER_LOG] = "log", NULL};
+
+static const char *const log_writers_words[] = {"rank", "node", NULL};
 
 static int check_config_list(const char *key, const char *value);
 
@@ -81,7 +84,8 @@ static int check_config_list(const char *key, const char *value);
   ENUM_(ostio_strategy,              OSTIO__STRAT_AUTO, strategy_words)          \
   BOOL_(ostio_pipeline,              1)                                          \
   ENUM_(ostio_container,             OSTIO__CONTAINER_PLAIN, container_words)    \
-  INT_(ostio_objects,                0,  1, OSTIO_MAX_STRIPE_COUNT, 0, NULL)
+  INT_(ostio_objects,                0,  1, OSTIO_MAX_STRIPE_COUNT, 0, NULL)     \
+  ENUM_(ostio_log_writers,           0, log_writers_words)
 
 #define OFF_(f) .key = #f, .off = offsetof(ostio__hints, f)
 #define D_SIZE_(f, d, lo, hi) {OFF_(f), .type = H_SIZE, .dflt = (d), .min = (lo), .max = (hi)},

@@ -21,7 +21,9 @@ typedef enum {
   OSTIO__STRAT_INDEPENDENT
 } ostio__strategy_hint;
 
-typedef enum { OSTIO__CONTAINER_PLAIN = 0, OSTIO__CONTAINER_STRIPED } ostio__container_hint;
+typedef enum {
+  OSTIO__CONTAINER_PLAIN = 0, OSTIO__CONTAINER_STRIPED, OSTIO__CONTAINER_LOG
+} ostio__container_hint;
 
 typedef struct ostio__hints {
   int64_t cb_buffer_size;          /* default 16 MiB                          */
@@ -44,6 +46,7 @@ typedef struct ostio__hints {
   int     ostio_pipeline;          /* bool, default 1: overlap exchange and I/O */
   int     ostio_container;         /* ostio__container_hint, default plain: at creation */
   int64_t ostio_objects;           /* objects of a new container; 0 = stripe count */
+  int     ostio_log_writers;       /* log containers: 0 rank, 1 node (ostio__log_writers) */
   uint64_t given;                  /* bit i: hint i was set explicitly        */
 } ostio__hints;
 

@@ -1,5 +1,6 @@
-/* ostio container: create, ls, stat, check and flatten striped containers
- * (src/container; docs/containers.md). Subcommands dispatch from one table;
+/* ostio container: create, ls, stat, check, flatten, map, recover and
+ * compact containers (src/container; docs/containers.md). Log containers'
+ * ls, stat, map, recover and compact are in cmd_container_log.c. Subcommands dispatch from one table;
  * what a subcommand shows of a container dispatches on the manifest's kind,
  * so a later kind (issue 6: log) adds its lines without a new parser. Only
  * flatten uses MPI (it runs in parallel under mpiexec). */
@@ -17,6 +18,7 @@
 #include "hints/hints.h"
 #include "layout/source.h"
 #include "tools/cli.h"
+#include "tools/cli_container.h"
 
 #define CMD "container"
 
@@ -35,26 +37,32 @@
 static const char *help =
   "Usage: ostio container SUBCOMMAND [OPTIONS] PATH\n\n"
   "A container stores one logical file as a directory: a manifest (ostio.manifest),\n"
-  "a size record (ostio.size) and K object files with fixed-size stripes assigned\n"
-  "round-robin, Lustre's RAID0 object layout made of real files (docs/containers.md).\n"
-  "ostio_open uses a container wherever PATH is one.\n\n"
+  "a size record (ostio.size) and, for the striped kind, K object files with\n"
+  "fixed-size stripes assigned round-robin (Lustre's RAID0 object layout made of\n"
+  "real files); for the log kind, per-writer data and index logs in hostdir.NNN\n"
+  "subdirectories (docs/containers.md). ostio_open uses a container wherever PATH\n"
+  "is one.\n\n"
   "Subcommands:\n"
-  "  create PATH [--objects K] [--stripe-size S]   make a new, empty container\n"
-  "  ls PATH                     the object files, their sizes and OSTs\n"
+  "  create PATH [--objects K] [--stripe-size S]   make a new, empty striped container\n"
+  "  create PATH --log [--hostdirs N]              make a new, empty log container\n"
+  "  ls PATH                     the object files or logs, their sizes (and OSTs)\n"
   "  stat PATH                   the manifest, the logical size and the size record\n"
-  "  check PATH                  verify manifest, objects and sizes; exit 1 on problems\n"
+  "  check PATH                  verify manifest, objects/logs and sizes; exit 1 on problems\n"
   "  flatten PATH OUT [--stripe-count N] [--stripe-size S] [--chunk SIZE]\n"
-  "                              copy into a new plain file (parallel under mpiexec)\n\n"
+  "                              copy into a new plain file (parallel under mpiexec)\n"
+  "  map [--records] PATH        log: the logical-to-physical map (or the records)\n"
+  "  recover PATH                log: repair what check reports (torn records, ...)\n"
+  "  compact PATH                log: write one merged index (index.compact)\n\n"
   "Every subcommand takes --help; ls and stat take --json.\n"
   "Exit status: 0 success (check: no problems), 1 runtime error (check: problems\n"
   "found, each named on stderr), 2 usage error.\n";
 
 /* Parses the options common to the subcommands. opts: NULL-terminated. */
 typedef struct sub_opts {
-  int json;
-  int64_t objects, stripe_size, stripe_count, chunk;
+  int json, log;
+  int64_t objects, stripe_size, stripe_count, chunk, hostdirs;
 } sub_opts;
-enum { O_OBJECTS = 300, O_STRIPE_SIZE, O_STRIPE_COUNT, O_CHUNK };
+enum { O_OBJECTS = 300, O_STRIPE_SIZE, O_STRIPE_COUNT, O_CHUNK, O_HOSTDIRS, O_LOG };
 
 static int parse(const char *sub, const char *usage, int argc, char **argv, unsigned allow,
                  sub_opts *o)
@@ -64,7 +72,9 @@ static int parse(const char *sub, const char *usage, int argc, char **argv, unsi
     {"objects", required_argument, NULL, O_OBJECTS},
     {"stripe-size", required_argument, NULL, O_STRIPE_SIZE},
     {"stripe-count", required_argument, NULL, O_STRIPE_COUNT},
-    {"chunk", required_argument, NULL, O_CHUNK}, {0, 0, 0, 0}};
+    {"chunk", required_argument, NULL, O_CHUNK},
+    {"hostdirs", required_argument, NULL, O_HOSTDIRS},
+    {"log", no_argument, NULL, O_LOG}, {0, 0, 0, 0}};
   char who[32];
   int c;
   snprintf(who, sizeof who, CMD " %s", sub);
@@ -74,20 +84,22 @@ static int parse(const char *sub, const char *usage, int argc, char **argv, unsi
   /* Options may follow PATH, as in the usage lines (GNU argument permutation). */
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     if (c == 'h') { fputs(usage, stdout); return -1; }
-    unsigned bit = c == OPT_JSON ? 1u : c >= O_OBJECTS && c <= O_CHUNK ? 2u << (c - O_OBJECTS) : 0;
+    unsigned bit = c == OPT_JSON ? 1u : c >= O_OBJECTS && c <= O_LOG ? 2u << (c - O_OBJECTS) : 0;
     if (!bit) return cli_bad_option(who, argv);
     if (!(allow & bit))
       return cli_usage_error(who, "option --%s does not apply here",
                              c == OPT_JSON ? "json" : opts[2 + c - O_OBJECTS].name);
     if (c == OPT_JSON) { o->json = 1; continue; }
+    if (c == O_LOG) { o->log = 1; continue; }
     int64_t v = 0;
-    int bad = c == O_OBJECTS || c == O_STRIPE_COUNT ? ostio__parse_int(optarg, &v)
-                                                    : ostio__parse_size(optarg, &v);
+    int isnum = c == O_OBJECTS || c == O_STRIPE_COUNT || c == O_HOSTDIRS;
+    int bad = isnum ? ostio__parse_int(optarg, &v) : ostio__parse_size(optarg, &v);
     if (bad < 0 || v <= 0)
       return cli_usage_error(who, "--%s '%s': expected a positive %s",
                              opts[2 + c - O_OBJECTS].name, optarg,
-                             c == O_OBJECTS || c == O_STRIPE_COUNT ? "number" : "size such as 1m");
-    if (c == O_OBJECTS) o->objects = v;
+                             isnum ? "number" : "size such as 1m");
+    if (c == O_HOSTDIRS) o->hostdirs = v;
+    else if (c == O_OBJECTS) o->objects = v;
     else if (c == O_STRIPE_SIZE) o->stripe_size = v;
     else if (c == O_STRIPE_COUNT) o->stripe_count = v;
     else o->chunk = v;
@@ -99,24 +111,53 @@ static int parse(const char *sub, const char *usage, int argc, char **argv, unsi
 #define A_STRIPE_SIZE 4u
 #define A_STRIPE_COUNT 8u
 #define A_CHUNK 16u
+#define A_HOSTDIRS 32u
+#define A_LOG 64u
+
+/* 1 when path is a log container (the manifest says so). */
+static int is_log(const char *path)
+{
+  int kind = 0;
+  return ostio__ctr_is_container(path) && ostio__ctr_kind_of(path, &kind) == 0 &&
+         kind == OSTIO__CTR_KIND_LOG;
+}
 
 /* ---- create ---------------------------------------------------------------- */
 
 static int sub_create(int argc, char **argv)
 {
   static const char *usage =
-    "Usage: ostio container create PATH [--objects K] [--stripe-size S]\n\n"
-    "Makes PATH a new striped container with K empty object files (1..2000) and\n"
+    "Usage: ostio container create PATH [--objects K] [--stripe-size S]\n"
+    "       ostio container create PATH --log [--hostdirs N]\n\n"
+    "With --log, makes PATH a new, empty log container with N hostdir\n"
+    "subdirectories (1..1000, default 1; ostio_open picks ceil(sqrt(nodes))).\n"
+    "Otherwise makes PATH a new striped container with K empty object files (1..2000) and\n"
     "stripes of S bytes (a multiple of 64 KiB). Defaults: OSTIO_HINTS for PATH\n"
     "(ostio_objects, else striping_factor; striping_unit), else the directory's\n"
     "default layout (as `ostio getstripe DIR` shows it), else 1 MiB x 1. The\n"
     "container is built under a temporary name and renamed into place, so a\n"
     "concurrent creator never sees half of it. PATH must not exist.\n";
   sub_opts o;
-  int rc = parse("create", usage, argc, argv, A_OBJECTS | A_STRIPE_SIZE, &o);
+  int rc = parse("create", usage, argc, argv, A_OBJECTS | A_STRIPE_SIZE | A_HOSTDIRS | A_LOG, &o);
   if (rc) return rc < 0 ? CLI_OK : rc;
   if (argc - optind != 1) return cli_usage_error(CMD " create", "expected one PATH");
   const char *path = argv[optind];
+  if (o.hostdirs && !o.log)
+    return cli_usage_error(CMD " create", "--hostdirs applies to log containers (--log)");
+  if (o.log) {
+    if (o.objects || o.stripe_size)
+      return cli_usage_error(CMD " create", "--objects and --stripe-size apply to striped "
+                             "containers, not with --log");
+    ostio__ctr_params lp = {.kind = OSTIO__CTR_KIND_LOG, .hostdirs = o.hostdirs ? (int32_t)o.hostdirs : 1};
+    if (o.hostdirs > OSTIO__LOG_HOSTDIRS_MAX)
+      return cli_usage_error(CMD " create", "--hostdirs %" PRId64 ": at most 1000", o.hostdirs);
+    snprintf(lp.requested, sizeof lp.requested, "hostdirs=%d (from the command line) writers=rank",
+             (int)lp.hostdirs);
+    int made = 0;
+    if ((rc = ostio__ctr_create(path, &lp, 1, &made)) < 0) return cli_lib_error(CMD " create", rc);
+    printf("%s: log container, %d hostdir%s\n", path, (int)lp.hostdirs, lp.hostdirs == 1 ? "" : "s");
+    return CLI_OK;
+  }
   ostio__hints h;
   ostio__ctr_params p;
   int created = 0;
@@ -160,6 +201,7 @@ static int sub_ls(int argc, char **argv)
   const char *path = argv[optind];
   ostio__ctr *c = NULL;
   ostio_layout *l = NULL;
+  if (is_log(path)) return log_ls(path, o.json);
   if ((rc = open_ro("ls", path, &c)) != CLI_OK) return rc;
   int32_t k = c->m.nobjects;
   int64_t *os = calloc((size_t)k, sizeof *os), size = 0;
@@ -214,6 +256,7 @@ static int sub_stat(int argc, char **argv)
   if (argc - optind != 1) return cli_usage_error(CMD " stat", "expected one PATH");
   const char *path = argv[optind];
   ostio__ctr *c = NULL;
+  if (is_log(path)) return log_stat(path, o.json);
   if ((rc = open_ro("stat", path, &c)) != CLI_OK) return rc;
   int64_t size = 0;
   ostio__sizerec rec = {0, -1};
@@ -350,18 +393,19 @@ static const struct {
   const char *name;
   int (*run)(int argc, char **argv);
 } subs[] = {{"create", sub_create}, {"ls", sub_ls}, {"stat", sub_stat},
-            {"check", sub_check}, {"flatten", sub_flatten}};
+            {"check", sub_check}, {"flatten", sub_flatten}, {"map", sub_map},
+            {"recover", sub_recover}, {"compact", sub_compact}};
 
 int cmd_container(int argc, char **argv)
 {
-  if (argc < 2) return cli_usage_error(CMD, "expected a subcommand: create, ls, stat, check "
-                                       "or flatten");
+  if (argc < 2) return cli_usage_error(CMD, "expected a subcommand: create, ls, stat, check, "
+                                       "flatten, map, recover or compact");
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(help, stdout);
     return CLI_OK;
   }
   for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
     if (!strcmp(argv[1], subs[i].name)) return subs[i].run(argc - 1, argv + 1);
-  return cli_usage_error(CMD, "unknown subcommand '%s'; expected create, ls, stat, check or "
-                         "flatten", argv[1]);
+  return cli_usage_error(CMD, "unknown subcommand '%s'; expected create, ls, stat, check, "
+                         "flatten, map, recover or compact", argv[1]);
 }

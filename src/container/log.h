@@ -1,0 +1,231 @@
+/* Log-structured containers (issue 6): each writer appends its data to its
+ * own data log and describes it with pattern-compressed, checksummed index
+ * records; readers merge the records into one map. No MPI here: src/file
+ * (file_log.c) adds the collective steps, the CLI and the tests use the same
+ * calls. See docs/container-format.md (the bytes) and docs/containers.md (the
+ * rules, why, and the limits).
+ *
+ *   logrec.c   pure: the 64-byte record codec, CRC-32C, the compressor
+ *   logmap.c   pure: records in key order, read planning (resolve), size
+ *   logfile.c  on disk: listing, loading index logs, reading
+ *   logwriter.c on disk: a writer's data and index logs
+ *   logtool.c  on disk: check, recover, compact, remove */
+#ifndef OSTIO_CONTAINER_LOG_H
+#define OSTIO_CONTAINER_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "container/container.h"
+
+/* ---- logrec.c (pure) ------------------------------------------------------ */
+#define OSTIO__LOGREC_SIZE 64
+#define OSTIO__LOGREC_VERSION 1
+enum { OSTIO__LOGREC_WRITE = 1, OSTIO__LOGREC_TRUNC = 2, OSTIO__LOGREC_COVER = 3 };
+
+/* One index record. WRITE: pieces i = 0..count-1 of `length` bytes at logical
+ * lstart + i*lstride, physical pstart + i*length in data log (session, writer).
+ * TRUNC: the logical size becomes lstart (bytes at and beyond it read as
+ * zeros until written again). COVER (index.compact only): the per-writer
+ * index log (session, writer) had lstart bytes when it was compacted.
+ * session = seq >> 32, epoch = seq & 0xffffffff. */
+typedef struct ostio__logrec {
+  int type;
+  uint32_t writer;
+  uint64_t seq;
+  int64_t lstart, lstride, length, count, pstart;
+} ostio__logrec;
+
+uint32_t ostio__crc32c(const void *data, size_t len);
+void ostio__logrec_encode(const ostio__logrec *r, unsigned char out[OSTIO__LOGREC_SIZE]);
+/* 0, or OSTIO_EFORMAT (a detail says what is wrong) for a record that is
+ * damaged or invalid: bad magic, version, CRC, type, reserved bytes, or
+ * values (negative, zero length or count, overlapping pieces, overflow). */
+int ostio__logrec_decode(const unsigned char in[OSTIO__LOGREC_SIZE], ostio__logrec *r);
+/* One past the last logical byte of a WRITE (lstart for TRUNC). */
+int64_t ostio__logrec_end(const ostio__logrec *r);
+/* One past the last physical byte of a WRITE in its data log. */
+int64_t ostio__logrec_pend(const ostio__logrec *r);
+
+/* The compressor: one pending record per writer. A piece extends it when
+ * the seq and length are equal, the physical start follows the pending
+ * pieces and the logical start is lstart + count*stride (the stride set by
+ * the second piece, at least the length). */
+typedef struct ostio__logcomp {
+  int pending;
+  ostio__logrec rec;
+} ostio__logcomp;
+/* Adds a piece (len > 0). Returns 1 when it could not extend the pending
+ * record: *flushed receives that record and the piece starts a new one;
+ * 0 otherwise. */
+int ostio__logcomp_add(ostio__logcomp *c, uint64_t seq, uint32_t writer, int64_t lstart,
+                       int64_t len, int64_t pstart, ostio__logrec *flushed);
+/* Takes the pending record out: 1 when there was one. */
+int ostio__logcomp_take(ostio__logcomp *c, ostio__logrec *out);
+
+/* ---- logmap.c (pure) --------------------------------------------------------- */
+/* A record with its place in the order: key = (seq, writer, idx), later key
+ * wins byte by byte; idx is the record's position in its index log. src is
+ * the caller's number for the data log (session, writer); -1 for TRUNC. */
+typedef struct ostio__logent {
+  ostio__logrec r;
+  uint64_t idx;
+  int32_t src;
+  int32_t pad_;
+} ostio__logent;
+int ostio__logent_cmp(const void *a, const void *b);
+
+typedef struct ostio__logmap {
+  ostio__logent *e;        /* e[0..nsorted) in key order and indexed; then a tail */
+  size_t n, cap, nsorted;
+  size_t *span;            /* WRITE entries of e[0..nsorted) by lstart        */
+  int64_t *maxend;         /* prefix maximum of their logical ends            */
+  size_t nspan;
+  size_t *trunc;           /* TRUNC entries of e[0..nsorted), key order       */
+  size_t ntrunc;
+  int tail_ordered;        /* the tail continues the key order               */
+  int64_t size;            /* logical size, computed in key order              */
+} ostio__logmap;
+
+void ostio__logmap_init(ostio__logmap *m);
+void ostio__logmap_free(ostio__logmap *m);
+/* Adds entries (WRITE or TRUNC). Sorting and indexing wait for the next
+ * build (done by resolve when needed). */
+int ostio__logmap_add(ostio__logmap *m, const ostio__logent *e, size_t n);
+int ostio__logmap_build(ostio__logmap *m);
+
+/* A resolved piece of the logical file: src -1 means zeros (a hole, or
+ * bytes cut by a TRUNC). */
+typedef struct ostio__logseg {
+  int64_t off, len;
+  int32_t src;
+  int64_t phys;
+} ostio__logseg;
+
+/* Scratch reused by resolve (free with ostio__logres_free). */
+typedef struct ostio__logres {
+  void *piece; size_t npiece, cappiece;
+  size_t *heap; size_t capheap;
+  size_t *cand; size_t ncand, capcand;
+  ostio__logseg *seg; size_t nseg, capseg;
+} ostio__logres;
+void ostio__logres_free(ostio__logres *r);
+
+/* Resolves [off, off+len) against the map plus `extra` entries that come
+ * after every map entry in key order (a writer's pending record): r->seg
+ * receives non-overlapping segments covering the range in offset order,
+ * adjacent ones of one data log merged. */
+int ostio__logmap_resolve(ostio__logmap *m, const ostio__logent *extra, size_t nextra,
+                          int64_t off, int64_t len, ostio__logres *r);
+
+/* ---- logfile.c (on disk) ----------------------------------------------------- */
+#define OSTIO__LOG_COMPACT "index.compact"
+
+/* One writer's pair of logs: hostdir.HHH/data.S.W and index.S.W. */
+typedef struct ostio__logsrc {
+  uint32_t session, writer;
+  int32_t hostdir;
+  int32_t flags;           /* OSTIO__LOGSRC_*                              */
+  int64_t index_size, data_size;   /* when listed                           */
+} ostio__logsrc;
+enum { OSTIO__LOGSRC_INDEX = 1, OSTIO__LOGSRC_DATA = 2, OSTIO__LOGSRC_COVERED = 4 };
+
+typedef struct ostio__logdir {
+  char *path;
+  int dirfd;
+  ostio__manifest m;
+  ostio__logsrc *src;      /* sorted by (session, writer)                  */
+  int *fd;                 /* data log fds, opened lazily (-1)              */
+  size_t nsrc, capsrc;
+  uint32_t max_session;    /* the largest session found                     */
+  int compact;             /* index.compact exists and covers its logs      */
+  int64_t compact_size;
+  int nstray;              /* entries that do not match the name grammar    */
+} ostio__logdir;
+
+/* Opens the container directory (manifest text given, or read here; kind
+ * must be log). No listing yet. */
+int ostio__log_open(const char *path, const char *text, size_t len, ostio__logdir **out);
+void ostio__log_close(ostio__logdir **d);
+/* Lists the hostdirs: every data and index log (src table), the session
+ * numbers, index.compact and whether it is current. Names outside the
+ * grammar are skipped (counted in nstray; `check` names them). */
+int ostio__log_scan(ostio__logdir *d);
+/* Index in d->src of (session, writer), or -1. */
+int ostio__log_src_find(const ostio__logdir *d, uint32_t session, uint32_t writer);
+/* Adds (session, writer) in hostdir at its sorted place (no file made). */
+int ostio__log_src_add(ostio__logdir *d, uint32_t session, uint32_t writer, int32_t hostdir);
+
+/* What loading found besides the records. */
+typedef struct ostio__logload {
+  int64_t records, torn_bytes, bad_records, past_data, foreign;
+  char first_problem[512];
+} ostio__logload;
+/* Appends the valid records of src i's index log (up to the first invalid
+ * one) to *e. Records pointing past the data log's end are dropped. */
+int ostio__log_load_src(ostio__logdir *d, size_t i, ostio__logent **e, size_t *n,
+                        size_t *cap, ostio__logload *st);
+/* The same for index.compact (when d->compact). */
+int ostio__log_load_compact(ostio__logdir *d, ostio__logent **e, size_t *n, size_t *cap,
+                            ostio__logload *st);
+/* Serial: every record into map (compact plus uncovered logs). */
+int ostio__log_load_all(ostio__logdir *d, ostio__logmap *map, ostio__logload *st);
+/* Data log fd of src (opened read-only on first use). */
+int ostio__log_data_fd(ostio__logdir *d, int32_t src, int *fd);
+/* Serial read through the map: holes and cut bytes are zeros. */
+int ostio__log_read(ostio__logdir *d, ostio__logmap *map, ostio__logres *res, int64_t off,
+                    int64_t len, void *buf);
+/* hostdir number of this host: FNV-1a(hostname) mod hostdirs. */
+int32_t ostio__log_hostdir_of(const char *host, int32_t hostdirs);
+/* "hostdir.HHH/data.S.W" (or index) into buf. */
+void ostio__log_name(char *buf, size_t cap, int32_t hostdir, const char *what,
+                     uint32_t session, uint32_t writer);
+/* Parses a log file name ("data.S.W" / "index.S.W"): 1 data, 2 index, 0 other. */
+int ostio__log_parse_name(const char *name, uint32_t *session, uint32_t *writer);
+
+/* ---- logwriter.c (on disk) ----------------------------------------------------
+ * A writer: its two logs, created on the first write (O_EXCL). */
+typedef struct ostio__logw {
+  ostio__logdir *d;
+  uint32_t session, writer;
+  int32_t hostdir;
+  int dfd, ifd, hfd;       /* data, index, hostdir                            */
+  int64_t dend, iend;      /* append positions                              */
+  uint64_t nrec;           /* records in the index log                      */
+  int dir_dirty;           /* new names not fsync'ed yet                    */
+  ostio__logcomp comp;
+  ostio__logent *fresh;    /* records appended since the last take          */
+  size_t nfresh, capfresh;
+} ostio__logw;
+void ostio__logw_init(ostio__logw *w, ostio__logdir *d, uint32_t session, uint32_t writer,
+                      int32_t hostdir);
+int ostio__logw_create(ostio__logw *w);
+/* Records that data at [pstart, pstart+len) of the data log (already
+ * written) holds logical [lstart, lstart+len); may append a record. */
+int ostio__logw_piece(ostio__logw *w, uint64_t seq, int64_t lstart, int64_t len,
+                      int64_t pstart);
+/* Appends any record (TRUNC) after flushing the pending one. */
+int ostio__logw_append(ostio__logw *w, const ostio__logrec *r);
+/* Writes the pending record. */
+int ostio__logw_flush(ostio__logw *w);
+/* flush + fdatasync data, then index, then the directories when new. */
+int ostio__logw_sync(ostio__logw *w);
+/* Serial write: pwrite at the data log's end, then the piece. */
+int ostio__logw_write(ostio__logw *w, uint64_t seq, int64_t off, const void *buf, int64_t len);
+/* Closes the fds (no flush); frees fresh. */
+int ostio__logw_close(ostio__logw *w);
+
+/* ---- logtool.c (on disk) ------------------------------------------------------ */
+/* Every problem to report (as ostio__ctr_check); returns their count. */
+int ostio__log_check(const char *path, ostio__ctr_report report, void *arg);
+/* Repairs what check reports: index logs cut at their first invalid record
+ * (or one pointing past its data log), a stale index.compact and leftover
+ * temporary files removed, the size record rewritten clean. Foreign files
+ * are left alone. report (may be NULL) hears each repair. */
+int ostio__log_recover(const char *path, ostio__ctr_report report, void *arg);
+/* Writes index.compact: every record in key order plus COVER records. */
+int ostio__log_compact(const char *path, int64_t *nrecords);
+/* Removes the container's own files, its hostdirs and the directory. */
+int ostio__log_remove(const char *path);
+
+#endif

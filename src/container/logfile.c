@@ -1,0 +1,514 @@
+/* Log containers on disk: the listing of writer logs, loading index logs
+ * (torn tails and damage stop a log's valid prefix), reading through the
+ * map, and a writer's two logs (data appended before the record that points
+ * at it). No MPI: file_log.c adds the collective steps. Every file is opened
+ * relative to the container directory, hostdirs with O_NOFOLLOW|O_DIRECTORY
+ * and logs with O_NOFOLLOW; names outside the grammar are never opened.
+ * See docs/container-format.md. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "container/log.h"
+#include "core/error.h"
+
+#define PATH_CAP 4096
+
+static int sys_fail(const char *path, const char *what, int e)
+{
+  return ostio__fail(ostio__from_errno(e), "%s: %s: %s", path, what, strerror(e));
+}
+
+/* ---- names ---------------------------------------------------------------------- */
+
+int32_t ostio__log_hostdir_of(const char *host, int32_t hostdirs)
+{
+  return (int32_t)(ostio__fnv1a64(host, strlen(host)) % (uint64_t)(hostdirs > 0 ? hostdirs : 1));
+}
+
+void ostio__log_name(char *buf, size_t cap, int32_t hostdir, const char *what,
+                     uint32_t session, uint32_t writer)
+{
+  snprintf(buf, cap, "hostdir.%03d/%s.%" PRIu32 ".%" PRIu32, (int)hostdir, what, session,
+           writer);
+}
+
+/* Strict decimal without leading zeros, at most max. */
+static int dec(const char **p, uint64_t max, uint64_t *out)
+{
+  const char *s = *p;
+  uint64_t v = 0;
+  if (*s < '0' || *s > '9' || (s[0] == '0' && s[1] >= '0' && s[1] <= '9')) return -1;
+  for (; *s >= '0' && *s <= '9'; s++) {
+    v = v * 10 + (uint64_t)(*s - '0');
+    if (v > max) return -1;
+  }
+  *p = s;
+  *out = v;
+  return 0;
+}
+
+int ostio__log_parse_name(const char *name, uint32_t *session, uint32_t *writer)
+{
+  int kind = !strncmp(name, "data.", 5) ? 1 : !strncmp(name, "index.", 6) ? 2 : 0;
+  if (!kind) return 0;
+  const char *p = name + (kind == 1 ? 5 : 6);
+  uint64_t s, w;
+  if (dec(&p, UINT32_MAX, &s) < 0 || s == 0 || *p++ != '.' || dec(&p, INT32_MAX, &w) < 0 || *p)
+    return 0;
+  *session = (uint32_t)s;
+  *writer = (uint32_t)w;
+  return kind;
+}
+
+/* hostdir.NNN with NNN < hostdirs; -1 otherwise. */
+static int parse_hostdir(const char *name, int32_t hostdirs)
+{
+  if (strncmp(name, "hostdir.", 8) || strlen(name) != 11) return -1;
+  int v = 0;
+  for (int i = 8; i < 11; i++) {
+    if (name[i] < '0' || name[i] > '9') return -1;
+    v = v * 10 + name[i] - '0';
+  }
+  return v < hostdirs ? v : -1;
+}
+
+/* ---- open, close, the src table ----------------------------------------------------- */
+
+int ostio__log_open(const char *path, const char *text, size_t len, ostio__logdir **out)
+{
+  char *own = NULL, what[PATH_CAP + 32];
+  int rc = 0;
+  *out = NULL;
+  ostio__logdir *d = calloc(1, sizeof *d);
+  if (!d || !(d->path = strdup(path))) {
+    free(d);
+    return ostio__fail(OSTIO_ENOMEM, "out of memory");
+  }
+  d->dirfd = -1;
+  if ((d->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+    rc = sys_fail(path, "cannot open the container directory", errno);
+    goto done;
+  }
+  if (!text) {
+    if ((rc = ostio__ctr_read_manifest(path, d->dirfd, &own, &len)) < 0) goto done;
+    text = own;
+  }
+  snprintf(what, sizeof what, "%s/%s", path, OSTIO__CTR_MANIFEST);
+  if ((rc = ostio__manifest_parse(text, len, what, &d->m)) < 0) goto done;
+  if (d->m.kind != OSTIO__CTR_KIND_LOG)
+    rc = ostio__fail(OSTIO_EFORMAT, "%s is a %s container, not a log container", path,
+                     ostio__ctr_kind_name(d->m.kind));
+done:
+  free(own);
+  if (rc < 0) ostio__log_close(&d);
+  *out = d;
+  return rc;
+}
+
+void ostio__log_close(ostio__logdir **dp)
+{
+  ostio__logdir *d = dp ? *dp : NULL;
+  if (!d) return;
+  for (size_t i = 0; d->fd && i < d->nsrc; i++)
+    if (d->fd[i] >= 0) close(d->fd[i]);
+  if (d->dirfd >= 0) close(d->dirfd);
+  ostio__manifest_free(&d->m);
+  free(d->src);
+  free(d->fd);
+  free(d->path);
+  free(d);
+  *dp = NULL;
+}
+
+int ostio__log_src_find(const ostio__logdir *d, uint32_t session, uint32_t writer)
+{
+  size_t a = 0, b = d->nsrc;
+  while (a < b) {
+    size_t m = (a + b) / 2;
+    const ostio__logsrc *s = &d->src[m];
+    if (s->session == session && s->writer == writer) return (int)m;
+    if (s->session < session || (s->session == session && s->writer < writer)) a = m + 1;
+    else b = m;
+  }
+  return -1;
+}
+
+int ostio__log_src_add(ostio__logdir *d, uint32_t session, uint32_t writer, int32_t hostdir)
+{
+  int at = ostio__log_src_find(d, session, writer);
+  if (at >= 0) return at;
+  if (d->nsrc == d->capsrc) {
+    size_t c = d->capsrc ? 2 * d->capsrc : 16;
+    ostio__logsrc *s = realloc(d->src, c * sizeof *s);
+    int *f = s ? realloc(d->fd, c * sizeof *f) : NULL;
+    if (s) d->src = s;
+    if (!s || !f) return ostio__fail(OSTIO_ENOMEM, "out of memory listing log files");
+    d->fd = f;
+    d->capsrc = c;
+  }
+  size_t i = d->nsrc;
+  while (i > 0 && (d->src[i - 1].session > session ||
+                   (d->src[i - 1].session == session && d->src[i - 1].writer > writer))) {
+    d->src[i] = d->src[i - 1];
+    d->fd[i] = d->fd[i - 1];
+    i--;
+  }
+  d->src[i] = (ostio__logsrc){.session = session, .writer = writer, .hostdir = hostdir};
+  d->fd[i] = -1;
+  d->nsrc++;
+  if (session > d->max_session) d->max_session = session;
+  return (int)i;
+}
+
+/* ---- scan ------------------------------------------------------------------------------ */
+
+static int open_hostdir(const ostio__logdir *d, int32_t h)
+{
+  char name[32];
+  snprintf(name, sizeof name, "hostdir.%03d", (int)h);
+  return openat(d->dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Opens hostdir.HHH/NAME (NAME from the grammar) as a regular file. */
+static int open_in(const ostio__logdir *d, int32_t h, const char *name, int flags)
+{
+  int hfd = open_hostdir(d, h);
+  if (hfd < 0) return -1;
+  int fd = openat(hfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  int e = errno;
+  close(hfd);
+  struct stat st;
+  if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+    close(fd);
+    fd = -1;
+    e = EINVAL;
+  }
+  if (fd >= 0) fcntl(fd, F_SETFL, flags & O_APPEND);
+  errno = e;
+  return fd;
+}
+
+static int scan_hostdir(ostio__logdir *d, int32_t h, int hfd)
+{
+  DIR *dir = fdopendir(hfd);
+  if (!dir) {
+    close(hfd);
+    return sys_fail(d->path, "cannot list a hostdir", errno);
+  }
+  struct dirent *e;
+  int rc = 0;
+  while (rc == 0 && (e = readdir(dir))) {
+    uint32_t s, w;
+    struct stat st;
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    int kind = ostio__log_parse_name(e->d_name, &s, &w);
+    if (!kind || fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        !S_ISREG(st.st_mode)) {
+      d->nstray++;
+      continue;
+    }
+    int i = ostio__log_src_find(d, s, w);
+    if (i >= 0 && d->src[i].hostdir != h) { /* the same writer in two hostdirs */
+      d->nstray++;
+      continue;
+    }
+    if (i < 0 && (rc = i = ostio__log_src_add(d, s, w, h)) < 0) break;
+    rc = 0;
+    d->src[i].flags |= kind == 1 ? OSTIO__LOGSRC_DATA : OSTIO__LOGSRC_INDEX;
+    if (kind == 1) d->src[i].data_size = (int64_t)st.st_size;
+    else d->src[i].index_size = (int64_t)st.st_size;
+  }
+  closedir(dir);
+  return rc;
+}
+
+/* index.compact is current when each COVER matches an index log of that size
+ * and every index log of a covered session is covered. */
+static int scan_compact(ostio__logdir *d)
+{
+  int fd = openat(d->dirfd, OSTIO__LOG_COMPACT, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  struct stat st;
+  memset(&st, 0, sizeof st);
+  if (fd < 0) return 0;
+  unsigned char b[OSTIO__LOGREC_SIZE];
+  uint32_t maxs = 0;
+  int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size % OSTIO__LOGREC_SIZE == 0;
+  int64_t ncover = 0;
+  for (off_t at = 0; ok && pread(fd, b, sizeof b, at) == (ssize_t)sizeof b; at += sizeof b) {
+    ostio__logrec r;
+    if (ostio__logrec_decode(b, &r) < 0) ok = 0;
+    else if (r.type != OSTIO__LOGREC_COVER) break;
+    else {
+      int i = ostio__log_src_find(d, (uint32_t)(r.seq >> 32), r.writer);
+      if (i < 0 || !(d->src[i].flags & OSTIO__LOGSRC_INDEX) || d->src[i].index_size != r.lstart)
+        ok = 0;
+      else d->src[i].flags |= OSTIO__LOGSRC_COVERED;
+      if ((uint32_t)(r.seq >> 32) > maxs) maxs = (uint32_t)(r.seq >> 32);
+      ncover++;
+    }
+  }
+  close(fd);
+  for (size_t i = 0; ok && i < d->nsrc; i++)
+    if (d->src[i].session <= maxs && (d->src[i].flags & OSTIO__LOGSRC_INDEX) &&
+        !(d->src[i].flags & OSTIO__LOGSRC_COVERED))
+      ok = 0;
+  if (!ok || ncover == 0)
+    for (size_t i = 0; i < d->nsrc; i++) d->src[i].flags &= ~OSTIO__LOGSRC_COVERED;
+  d->compact = ok && ncover > 0;
+  d->compact_size = d->compact ? (int64_t)st.st_size : 0;
+  ostio__clear_error();
+  return 0;
+}
+
+int ostio__log_scan(ostio__logdir *d)
+{
+  int fd = dup(d->dirfd), rc = 0;
+  DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!dir) {
+    if (fd >= 0) close(fd);
+    return sys_fail(d->path, "cannot list the container", errno);
+  }
+  rewinddir(dir); /* a dup shares the directory offset with d->dirfd */
+  d->nsrc = 0;
+  d->nstray = 0;
+  d->max_session = 0;
+  struct dirent *e;
+  while (rc == 0 && (e = readdir(dir))) {
+    const char *n = e->d_name;
+    if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, OSTIO__CTR_MANIFEST) ||
+        !strcmp(n, OSTIO__CTR_SIZEREC) || !strcmp(n, OSTIO__LOG_COMPACT))
+      continue;
+    int h = parse_hostdir(n, d->m.hostdirs);
+    int hfd = h >= 0 ? open_hostdir(d, h) : -1;
+    if (hfd < 0) {
+      d->nstray++;
+      continue;
+    }
+    rc = scan_hostdir(d, h, hfd);
+  }
+  closedir(dir);
+  if (rc == 0) rc = scan_compact(d);
+  return rc;
+}
+
+/* ---- loading -------------------------------------------------------------------------------- */
+
+static int read_file(int fd, const char *what, unsigned char **buf, int64_t *len)
+{
+  struct stat st;
+  *buf = NULL;
+  *len = 0;
+  if (fstat(fd, &st) < 0) return sys_fail(what, "fstat", errno);
+  *buf = malloc((size_t)st.st_size + 1);
+  if (!*buf) return ostio__fail(OSTIO_ENOMEM, "%s: no memory for %lld bytes of index", what,
+                                (long long)st.st_size);
+  int64_t got = 0;
+  while (got < (int64_t)st.st_size) {
+    ssize_t n = pread(fd, *buf + got, (size_t)(st.st_size - got), (off_t)got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return sys_fail(what, "read", errno);
+    if (n == 0) break;
+    got += n;
+  }
+  *len = got;
+  return 0;
+}
+
+static void problem(ostio__logload *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(ostio__logload *st, const char *fmt, ...)
+{
+  if (!st || st->first_problem[0]) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(st->first_problem, sizeof st->first_problem, fmt, ap);
+  va_end(ap);
+}
+
+static int push(ostio__logent **e, size_t *n, size_t *cap, const ostio__logent *x)
+{
+  if (*n == *cap) {
+    size_t c = *cap ? 2 * *cap : 64;
+    ostio__logent *p = realloc(*e, c * sizeof *p);
+    if (!p) return ostio__fail(OSTIO_ENOMEM, "out of memory loading index records");
+    *e = p;
+    *cap = c;
+  }
+  (*e)[(*n)++] = *x;
+  return 0;
+}
+
+/* Decodes buf[0..len) (records from idx0): stops at the first record that is
+ * torn, damaged, foreign (wrong writer or session) or past its data log. */
+static int load_buf(ostio__logdir *d, const char *what, const unsigned char *buf, int64_t len,
+                    const ostio__logsrc *own, ostio__logent **e, size_t *n, size_t *cap,
+                    ostio__logload *st)
+{
+  int64_t nrec = len / OSTIO__LOGREC_SIZE;
+  for (int64_t k = 0; k < nrec; k++) {
+    ostio__logent x = {.idx = (uint64_t)k, .src = -1};
+    const unsigned char *b = buf + k * OSTIO__LOGREC_SIZE;
+    if (ostio__logrec_decode(b, &x.r) < 0) {
+      if (k == nrec - 1 && len % OSTIO__LOGREC_SIZE == 0) {
+        st->torn_bytes += OSTIO__LOGREC_SIZE;
+        problem(st, "%s: torn last record (a crash while appending): ignored", what);
+      } else {
+        st->bad_records++;
+        problem(st, "%s: record %lld is damaged (%s); it and the %lld after it are ignored",
+                what, (long long)k, ostio_last_error(), (long long)(nrec - k - 1));
+      }
+      ostio__clear_error();
+      return 0;
+    }
+    if (x.r.type == OSTIO__LOGREC_COVER && !own) continue;
+    int32_t src = -1;
+    if (own) {
+      if (x.r.writer != own->writer || x.r.seq >> 32 != own->session ||
+          x.r.type == OSTIO__LOGREC_COVER) {
+        st->foreign++;
+        problem(st, "%s: record %lld names writer %" PRIu32 " session %" PRIu64 "; the file "
+                "name says writer %" PRIu32 " session %" PRIu32 ": it and the rest are ignored",
+                what, (long long)k, x.r.writer, x.r.seq >> 32, own->writer, own->session);
+        return 0;
+      }
+    }
+    if (x.r.type == OSTIO__LOGREC_WRITE) {
+      src = ostio__log_src_find(d, (uint32_t)(x.r.seq >> 32), x.r.writer);
+      int64_t dsize = src >= 0 ? d->src[src].data_size : -1;
+      if (ostio__logrec_pend(&x.r) > dsize) {
+        st->past_data++;
+        problem(st, "%s: record %lld points past the end of its data log (%lld > %lld "
+                "bytes): it and the rest are ignored", what, (long long)k,
+                (long long)ostio__logrec_pend(&x.r), (long long)dsize);
+        if (own) return 0;
+        continue; /* index.compact: only this record */
+      }
+    }
+    x.src = src;
+    int rc = push(e, n, cap, &x);
+    if (rc < 0) return rc;
+    st->records++;
+  }
+  if (len % OSTIO__LOGREC_SIZE) {
+    st->torn_bytes += len % OSTIO__LOGREC_SIZE;
+    problem(st, "%s: %lld bytes of a torn last record (a crash while appending): ignored",
+            what, (long long)(len % OSTIO__LOGREC_SIZE));
+  }
+  return 0;
+}
+
+int ostio__log_load_src(ostio__logdir *d, size_t i, ostio__logent **e, size_t *n,
+                        size_t *cap, ostio__logload *st)
+{
+  const ostio__logsrc *s = &d->src[i];
+  char name[64], what[PATH_CAP + 64];
+  if (!(s->flags & OSTIO__LOGSRC_INDEX)) return 0;
+  ostio__log_name(name, sizeof name, s->hostdir, "index", s->session, s->writer);
+  snprintf(what, sizeof what, "%s/%s", d->path, name);
+  int fd = open_in(d, s->hostdir, strchr(name, '/') + 1, O_RDONLY);
+  if (fd < 0) {
+    if (errno == ENOENT) return 0; /* removed meanwhile: nothing to load */
+    return sys_fail(what, "cannot open", errno);
+  }
+  /* Data sizes now (the listing may be older than the records). */
+  char dname[64];
+  ostio__log_name(dname, sizeof dname, s->hostdir, "data", s->session, s->writer);
+  int dfd = open_in(d, s->hostdir, strchr(dname, '/') + 1, O_RDONLY);
+  struct stat dst;
+  d->src[i].data_size = dfd >= 0 && fstat(dfd, &dst) == 0 ? (int64_t)dst.st_size : 0;
+  if (dfd >= 0) close(dfd);
+  unsigned char *buf = NULL;
+  int64_t len = 0;
+  int rc = read_file(fd, what, &buf, &len);
+  close(fd);
+  if (rc == 0) rc = load_buf(d, what, buf, len, s, e, n, cap, st);
+  free(buf);
+  return rc;
+}
+
+int ostio__log_load_compact(ostio__logdir *d, ostio__logent **e, size_t *n, size_t *cap,
+                            ostio__logload *st)
+{
+  char what[PATH_CAP + 32];
+  if (!d->compact) return 0;
+  snprintf(what, sizeof what, "%s/%s", d->path, OSTIO__LOG_COMPACT);
+  int fd = openat(d->dirfd, OSTIO__LOG_COMPACT, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return sys_fail(what, "cannot open", errno);
+  unsigned char *buf = NULL;
+  int64_t len = 0;
+  int rc = read_file(fd, what, &buf, &len);
+  close(fd);
+  if (rc == 0) rc = load_buf(d, what, buf, len, NULL, e, n, cap, st);
+  free(buf);
+  return rc;
+}
+
+int ostio__log_load_all(ostio__logdir *d, ostio__logmap *map, ostio__logload *st)
+{
+  ostio__logent *e = NULL;
+  size_t n = 0, cap = 0;
+  int rc = ostio__log_load_compact(d, &e, &n, &cap, st);
+  for (size_t i = 0; rc == 0 && i < d->nsrc; i++)
+    if (!(d->src[i].flags & OSTIO__LOGSRC_COVERED)) rc = ostio__log_load_src(d, i, &e, &n, &cap, st);
+  if (rc == 0) rc = ostio__logmap_add(map, e, n);
+  if (rc == 0) rc = ostio__logmap_build(map);
+  free(e);
+  return rc;
+}
+
+/* ---- reading ---------------------------------------------------------------------------------- */
+
+int ostio__log_data_fd(ostio__logdir *d, int32_t src, int *fd)
+{
+  if (src < 0 || (size_t)src >= d->nsrc)
+    return ostio__fail(OSTIO_EINVAL, "%s: no data log number %d", d->path, (int)src);
+  if (d->fd[src] < 0) {
+    char name[64];
+    const ostio__logsrc *s = &d->src[src];
+    ostio__log_name(name, sizeof name, s->hostdir, "data", s->session, s->writer);
+    d->fd[src] = open_in(d, s->hostdir, strchr(name, '/') + 1, O_RDONLY);
+    if (d->fd[src] < 0)
+      return ostio__fail(errno == ENOENT ? OSTIO_EFORMAT : ostio__from_errno(errno),
+                         "%s/%s: cannot open the data log: %s", d->path, name, strerror(errno));
+  }
+  *fd = d->fd[src];
+  return 0;
+}
+
+int ostio__log_read(ostio__logdir *d, ostio__logmap *map, ostio__logres *res, int64_t off,
+                    int64_t len, void *buf)
+{
+  int rc = ostio__logmap_resolve(map, NULL, 0, off, len, res);
+  for (size_t i = 0; rc == 0 && i < res->nseg; i++) {
+    const ostio__logseg *s = &res->seg[i];
+    char *p = (char *)buf + (s->off - off);
+    if (s->src < 0) {
+      memset(p, 0, (size_t)s->len);
+      continue;
+    }
+    int fd;
+    if ((rc = ostio__log_data_fd(d, s->src, &fd)) < 0) break;
+    int64_t got = 0;
+    while (got < s->len) {
+      ssize_t n = pread(fd, p + got, (size_t)(s->len - got), (off_t)(s->phys + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        rc = sys_fail(d->path, "reading a data log", errno);
+        break;
+      }
+      if (n == 0) { /* past the end: zeros (never expected: records are checked) */
+        memset(p + got, 0, (size_t)(s->len - got));
+        break;
+      }
+      got += n;
+    }
+  }
+  return rc;
+}

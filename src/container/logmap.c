@@ -1,0 +1,263 @@
+/* The merged index of a log container: records in key order, an interval
+ * index over their logical spans, the size, and read planning. Pure.
+ *
+ * The overlap rule: key = (seq, writer, idx); where records cover the same
+ * byte, the one with the later key wins; a TRUNC(L) is a zero piece over
+ * [L, infinity) at its key. resolve() turns a range into non-overlapping
+ * segments (data log + physical offset, or zeros) by a sweep over the
+ * intersecting pieces with a max-heap on the key. docs/containers.md. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "container/log.h"
+#include "core/error.h"
+
+#define TAIL_MAX 256 /* unindexed entries before the map is rebuilt */
+
+static int key_cmp(const ostio__logent *x, const ostio__logent *y)
+{
+  if (x->r.seq != y->r.seq) return x->r.seq < y->r.seq ? -1 : 1;
+  if (x->r.writer != y->r.writer) return x->r.writer < y->r.writer ? -1 : 1;
+  if (x->idx != y->idx) return x->idx < y->idx ? -1 : 1;
+  return 0;
+}
+
+int ostio__logent_cmp(const void *a, const void *b) { return key_cmp(a, b); }
+
+void ostio__logmap_init(ostio__logmap *m)
+{
+  memset(m, 0, sizeof *m);
+  m->tail_ordered = 1;
+}
+
+void ostio__logmap_free(ostio__logmap *m)
+{
+  free(m->e);
+  free(m->span);
+  free(m->maxend);
+  free(m->trunc);
+  ostio__logmap_init(m);
+}
+
+void ostio__logres_free(ostio__logres *r)
+{
+  free(r->piece);
+  free(r->heap);
+  free(r->cand);
+  free(r->seg);
+  memset(r, 0, sizeof *r);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+  if (need <= *cap) return 0;
+  size_t c = *cap ? *cap : 16;
+  while (c < need) c *= 2;
+  void *q = realloc(*p, c * size);
+  if (!q) return ostio__fail(OSTIO_ENOMEM, "out of memory for %zu index entries", need);
+  *p = q;
+  *cap = c;
+  return 0;
+}
+
+static void apply_size(int64_t *size, const ostio__logrec *r)
+{
+  if (r->type == OSTIO__LOGREC_TRUNC) *size = r->lstart;
+  else if (ostio__logrec_end(r) > *size) *size = ostio__logrec_end(r);
+}
+
+static _Thread_local const ostio__logent *span_ent;
+static int span_cmp(const void *a, const void *b)
+{
+  int64_t x = span_ent[*(const size_t *)a].r.lstart, y = span_ent[*(const size_t *)b].r.lstart;
+  return (x > y) - (x < y);
+}
+
+int ostio__logmap_build(ostio__logmap *m)
+{
+  qsort(m->e, m->n, sizeof *m->e, ostio__logent_cmp);
+  free(m->span);
+  free(m->maxend);
+  free(m->trunc);
+  m->span = malloc((m->n + 1) * sizeof *m->span);
+  m->maxend = malloc((m->n + 1) * sizeof *m->maxend);
+  m->trunc = malloc((m->n + 1) * sizeof *m->trunc);
+  if (!m->span || !m->maxend || !m->trunc)
+    return ostio__fail(OSTIO_ENOMEM, "out of memory indexing %zu records", m->n);
+  m->nspan = m->ntrunc = 0;
+  m->size = 0;
+  for (size_t i = 0; i < m->n; i++) {
+    apply_size(&m->size, &m->e[i].r);
+    if (m->e[i].r.type == OSTIO__LOGREC_TRUNC) m->trunc[m->ntrunc++] = i;
+    else m->span[m->nspan++] = i;
+  }
+  span_ent = m->e; /* qsort has no context argument in C11 */
+  qsort(m->span, m->nspan, sizeof *m->span, span_cmp);
+  int64_t mx = 0;
+  for (size_t j = 0; j < m->nspan; j++) {
+    int64_t end = ostio__logrec_end(&m->e[m->span[j]].r);
+    if (end > mx) mx = end;
+    m->maxend[j] = mx;
+  }
+  m->nsorted = m->n;
+  m->tail_ordered = 1;
+  return 0;
+}
+
+int ostio__logmap_add(ostio__logmap *m, const ostio__logent *e, size_t n)
+{
+  int rc = grow((void **)&m->e, &m->cap, m->n + n, sizeof *m->e);
+  if (rc < 0) return rc;
+  for (size_t i = 0; i < n; i++) {
+    if (m->n > 0 && key_cmp(&e[i], &m->e[m->n - 1]) <= 0) m->tail_ordered = 0;
+    m->e[m->n++] = e[i];
+    if (m->tail_ordered) apply_size(&m->size, &e[i].r);
+  }
+  if (!m->tail_ordered || m->n - m->nsorted > TAIL_MAX) return ostio__logmap_build(m);
+  return 0;
+}
+
+/* ---- resolve ------------------------------------------------------------------ */
+
+typedef struct piece {
+  int64_t off, end, phys;
+  size_t rank;             /* place in key order: larger wins */
+  int32_t src;
+} piece;
+
+static int add_piece(ostio__logres *r, int64_t off, int64_t end, int64_t phys, size_t rank,
+                     int32_t src)
+{
+  int rc = grow(&r->piece, &r->cappiece, r->npiece + 1, sizeof(piece));
+  if (rc < 0) return rc;
+  ((piece *)r->piece)[r->npiece++] = (piece){off, end, phys, rank, src};
+  return 0;
+}
+
+/* The pieces of entry x that intersect [lo, hi), clipped. */
+static int pieces_of(ostio__logres *r, const ostio__logent *x, size_t rank, int64_t lo,
+                     int64_t hi)
+{
+  const ostio__logrec *w = &x->r;
+  if (w->type == OSTIO__LOGREC_TRUNC) {
+    int64_t a = w->lstart > lo ? w->lstart : lo;
+    return a < hi ? add_piece(r, a, hi, 0, rank, -1) : 0;
+  }
+  if (ostio__logrec_end(w) <= lo || w->lstart >= hi) return 0;
+  int64_t i0 = 0, i1 = 0;
+  if (w->count > 1) {
+    i0 = lo - w->lstart - w->length < 0 ? 0 : (lo - w->lstart - w->length) / w->lstride + 1;
+    i1 = (hi - 1 - w->lstart) / w->lstride;
+    if (i1 > w->count - 1) i1 = w->count - 1;
+  }
+  for (int64_t i = i0; i <= i1; i++) {
+    int64_t a = w->lstart + i * w->lstride, b = a + w->length;
+    int64_t ca = a > lo ? a : lo, cb = b < hi ? b : hi;
+    if (ca >= cb) continue;
+    int rc = add_piece(r, ca, cb, w->pstart + i * w->length + (ca - a), rank, x->src);
+    if (rc < 0) return rc;
+  }
+  return 0;
+}
+
+static _Thread_local const piece *sort_p;
+static int piece_cmp(const void *a, const void *b)
+{
+  int64_t x = sort_p[*(const size_t *)a].off, y = sort_p[*(const size_t *)b].off;
+  return (x > y) - (x < y);
+}
+
+static void heap_push(size_t *h, size_t *n, const piece *p, size_t v)
+{
+  size_t i = (*n)++;
+  while (i > 0 && p[h[(i - 1) / 2]].rank < p[v].rank) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h[i] = v;
+}
+
+static void heap_pop(size_t *h, size_t *n, const piece *p)
+{
+  size_t v = h[--*n], i = 0;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= *n) break;
+    if (c + 1 < *n && p[h[c + 1]].rank > p[h[c]].rank) c++;
+    if (p[h[c]].rank <= p[v].rank) break;
+    h[i] = h[c];
+    i = c;
+  }
+  if (*n > 0) h[i] = v;
+}
+
+static int emit(ostio__logres *r, int64_t off, int64_t len, int32_t src, int64_t phys)
+{
+  if (r->nseg > 0) {
+    ostio__logseg *l = &r->seg[r->nseg - 1];
+    if (l->src == src && l->off + l->len == off && (src < 0 || l->phys + l->len == phys)) {
+      l->len += len;
+      return 0;
+    }
+  }
+  int rc = grow((void **)&r->seg, &r->capseg, r->nseg + 1, sizeof *r->seg);
+  if (rc < 0) return rc;
+  r->seg[r->nseg++] = (ostio__logseg){off, len, src, src < 0 ? 0 : phys};
+  return 0;
+}
+
+static int sweep(ostio__logres *r, int64_t lo, int64_t hi)
+{
+  piece *p = r->piece;
+  size_t np = r->npiece, nh = 0, i = 0;
+  int rc = grow((void **)&r->cand, &r->capcand, np + 1, sizeof *r->cand);
+  if (rc == 0) rc = grow((void **)&r->heap, &r->capheap, np + 1, sizeof *r->heap);
+  if (rc < 0) return rc;
+  size_t *order = r->cand;
+  for (size_t k = 0; k < np; k++) order[k] = k;
+  sort_p = p;
+  qsort(order, np, sizeof *order, piece_cmp);
+  for (int64_t cur = lo; cur < hi && rc == 0;) {
+    while (i < np && p[order[i]].off <= cur) heap_push(r->heap, &nh, p, order[i++]);
+    while (nh > 0 && p[r->heap[0]].end <= cur) heap_pop(r->heap, &nh, p);
+    int64_t next = hi;
+    if (i < np && p[order[i]].off < next) next = p[order[i]].off;
+    if (nh > 0) {
+      const piece *t = &p[r->heap[0]];
+      if (t->end < next) next = t->end;
+      rc = emit(r, cur, next - cur, t->src, t->src < 0 ? 0 : t->phys + (cur - t->off));
+    } else {
+      rc = emit(r, cur, next - cur, -1, 0);
+    }
+    cur = next;
+  }
+  return rc;
+}
+
+int ostio__logmap_resolve(ostio__logmap *m, const ostio__logent *extra, size_t nextra,
+                          int64_t off, int64_t len, ostio__logres *r)
+{
+  r->npiece = r->nseg = 0;
+  if (len <= 0) return 0;
+  if (off < 0 || len > INT64_MAX - off)
+    return ostio__fail(OSTIO_EINVAL, "range offset %lld length %lld", (long long)off,
+                       (long long)len);
+  int64_t hi = off + len;
+  int rc = 0;
+  /* Indexed WRITEs: those starting before hi whose span may reach off. */
+  size_t a = 0, b = m->nspan;
+  while (a < b) {
+    size_t mid = (a + b) / 2;
+    if (m->e[m->span[mid]].r.lstart < hi) a = mid + 1;
+    else b = mid;
+  }
+  for (size_t j = a; j-- > 0 && m->maxend[j] > off && rc == 0;)
+    rc = pieces_of(r, &m->e[m->span[j]], m->span[j], off, hi);
+  for (size_t t = 0; t < m->ntrunc && rc == 0; t++)
+    rc = pieces_of(r, &m->e[m->trunc[t]], m->trunc[t], off, hi);
+  for (size_t k = m->nsorted; k < m->n && rc == 0; k++) rc = pieces_of(r, &m->e[k], k, off, hi);
+  for (size_t k = 0; k < nextra && rc == 0; k++)
+    rc = pieces_of(r, &extra[k], m->n + k, off, hi);
+  if (rc == 0) rc = sweep(r, off, hi);
+  return rc;
+}

@@ -1,0 +1,297 @@
+/* Log containers offline: check (every problem, named), recover (repairs
+ * what check reports), compact (one merged index) and remove. Run them when
+ * no job has the container open for writing. See docs/containers.md. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "container/log.h"
+#include "core/error.h"
+
+static int say(ostio__ctr_report report, void *arg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int say(ostio__ctr_report report, void *arg, const char *fmt, ...)
+{
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (report) report(arg, msg);
+  return 1;
+}
+
+static int leftover(const char *n)
+{
+  return !strncmp(n, ".ostio.size.tmp.", 16) || !strncmp(n, ".index.compact.tmp.", 19);
+}
+
+/* Entries outside the name grammar: reported (check) or, for leftover
+ * temporary files, removed (recover). Returns the count reported. */
+static int strays(ostio__logdir *d, int fix, ostio__ctr_report report, void *arg)
+{
+  int n = 0, fd = dup(d->dirfd);
+  DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!dir) {
+    if (fd >= 0) close(fd);
+    return 0;
+  }
+  rewinddir(dir); /* a dup shares the directory offset with d->dirfd */
+  struct dirent *e;
+  while ((e = readdir(dir))) {
+    const char *nm = e->d_name;
+    if (!strcmp(nm, ".") || !strcmp(nm, "..") || !strcmp(nm, OSTIO__CTR_MANIFEST) ||
+        !strcmp(nm, OSTIO__CTR_SIZEREC) || !strcmp(nm, OSTIO__LOG_COMPACT))
+      continue;
+    if (fix && leftover(nm)) {
+      if (unlinkat(d->dirfd, nm, 0) == 0)
+        n += say(report, arg, "%s: removed the leftover temporary file %s", d->path, nm);
+      continue;
+    }
+    int h = -1;
+    if (!strncmp(nm, "hostdir.", 8) && strlen(nm) == 11 && nm[8] >= '0' && nm[8] <= '9' &&
+        nm[9] >= '0' && nm[9] <= '9' && nm[10] >= '0' && nm[10] <= '9')
+      h = atoi(nm + 8);
+    int hfd = h >= 0 && h < d->m.hostdirs
+                  ? openat(d->dirfd, nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (hfd < 0) {
+      if (!fix)
+        n += say(report, arg, "%s: \"%s\" is not part of the container (expected "
+                 "hostdir.000 to hostdir.%03d, %s, %s or %s); readers ignore it", d->path, nm,
+                 (int)d->m.hostdirs - 1, OSTIO__CTR_MANIFEST, OSTIO__CTR_SIZEREC,
+                 OSTIO__LOG_COMPACT);
+      continue;
+    }
+    DIR *hd = fdopendir(hfd);
+    struct dirent *f;
+    while (hd && (f = readdir(hd))) {
+      uint32_t s, w;
+      struct stat st;
+      if (!strcmp(f->d_name, ".") || !strcmp(f->d_name, "..")) continue;
+      int ok = ostio__log_parse_name(f->d_name, &s, &w) &&
+               fstatat(hfd, f->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+      if (ok) {
+        int i = ostio__log_src_find(d, s, w);
+        ok = i >= 0 && d->src[i].hostdir == h;
+      }
+      if (!ok && !fix)
+        n += say(report, arg, "%s: %s/%s is not a log of this container (expected regular "
+                 "files data.S.W and index.S.W, each writer in one hostdir); readers ignore "
+                 "it", d->path, nm, f->d_name);
+    }
+    if (hd) closedir(hd);
+    else close(hfd);
+  }
+  closedir(dir);
+  return n;
+}
+
+static int open_scanned(const char *path, ostio__logdir **d)
+{
+  int rc = ostio__log_open(path, NULL, 0, d);
+  if (rc == 0) rc = ostio__log_scan(*d);
+  if (rc < 0) ostio__log_close(d);
+  return rc;
+}
+
+int ostio__log_check(const char *path, ostio__ctr_report report, void *arg)
+{
+  ostio__logdir *d = NULL;
+  int n = 0, rc = open_scanned(path, &d);
+  if (rc < 0) return say(report, arg, "%s", ostio_last_error());
+  ostio__logmap map;
+  ostio__logmap_init(&map);
+  ostio__logent *e = NULL;
+  size_t ne = 0, cap = 0;
+  for (size_t i = 0; i < d->nsrc; i++) {
+    const ostio__logsrc *s = &d->src[i];
+    char name[64];
+    if (!(s->flags & OSTIO__LOGSRC_DATA) && (s->flags & OSTIO__LOGSRC_INDEX)) {
+      ostio__log_name(name, sizeof name, s->hostdir, "index", s->session, s->writer);
+      n += say(report, arg, "%s: %s has no data log beside it", path, name);
+    }
+    ostio__logload st = {0};
+    ne = 0;
+    if ((rc = ostio__log_load_src(d, i, &e, &ne, &cap, &st)) < 0) {
+      n += say(report, arg, "%s", ostio_last_error());
+      continue;
+    }
+    if (st.first_problem[0]) n += say(report, arg, "%s", st.first_problem);
+  }
+  if (!d->compact && faccessat(d->dirfd, OSTIO__LOG_COMPACT, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+    n += say(report, arg, "%s: %s is stale (the logs it covers changed) or damaged; readers "
+             "ignore it; `ostio container recover` removes it, `compact` rewrites it", path,
+             OSTIO__LOG_COMPACT);
+  ostio__logload st = {0};
+  if ((rc = ostio__log_load_all(d, &map, &st)) < 0) {
+    n += say(report, arg, "%s", ostio_last_error());
+  } else {
+    ostio__sizerec rec;
+    rc = ostio__sizerec_read(d->dirfd, path, &rec);
+    if (rc == OSTIO_ENOENT)
+      n += say(report, arg, "%s: the size record %s is missing (the index implies %lld "
+               "bytes)", path, OSTIO__CTR_SIZEREC, (long long)map.size);
+    else if (rc < 0) n += say(report, arg, "%s", ostio_last_error());
+    else if (!rec.clean)
+      n += say(report, arg, "%s: the size record says \"open\": a writer has the container "
+               "open or crashed (the index implies %lld bytes); `recover` records it clean",
+               path, (long long)map.size);
+    else if (rec.size != map.size)
+      n += say(report, arg, "%s: the clean size record says %lld bytes, the index implies "
+               "%lld; readers with the index trust it", path, (long long)rec.size,
+               (long long)map.size);
+  }
+  n += strays(d, 0, report, arg);
+  free(e);
+  ostio__logmap_free(&map);
+  ostio__log_close(&d);
+  ostio__clear_error();
+  return n;
+}
+
+int ostio__log_recover(const char *path, ostio__ctr_report report, void *arg)
+{
+  ostio__logdir *d = NULL;
+  int n = 0, rc = open_scanned(path, &d);
+  if (rc < 0) return rc;
+  ostio__logent *e = NULL;
+  size_t ne = 0, cap = 0;
+  for (size_t i = 0; rc == 0 && i < d->nsrc; i++) {
+    const ostio__logsrc *s = &d->src[i];
+    if (!(s->flags & OSTIO__LOGSRC_INDEX)) continue;
+    ostio__logload st = {0};
+    ne = 0;
+    if ((rc = ostio__log_load_src(d, i, &e, &ne, &cap, &st)) < 0) break;
+    int64_t keep = (int64_t)ne * OSTIO__LOGREC_SIZE;
+    if (keep >= s->index_size) continue;
+    char name[64];
+    ostio__log_name(name, sizeof name, s->hostdir, "index", s->session, s->writer);
+    int hfd = openat(d->dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (hfd < 0 || ftruncate(hfd, (off_t)keep) < 0 || fsync(hfd) < 0)
+      rc = ostio__fail(ostio__from_errno(errno), "%s/%s: cannot cut the index log: %s", path,
+                       name, strerror(errno));
+    if (hfd >= 0) close(hfd);
+    if (rc == 0)
+      n += say(report, arg, "%s: cut %s from %lld to %lld bytes (%s)", path, name,
+               (long long)s->index_size, (long long)keep, st.first_problem);
+  }
+  free(e);
+  if (rc == 0 && !d->compact && unlinkat(d->dirfd, OSTIO__LOG_COMPACT, 0) == 0)
+    n += say(report, arg, "%s: removed the stale %s", path, OSTIO__LOG_COMPACT);
+  if (rc == 0) n += strays(d, 1, report, arg);
+  ostio__log_close(&d);
+  if (rc < 0) return rc;
+  /* The size, from the repaired index, recorded clean. */
+  ostio__logmap map;
+  ostio__logmap_init(&map);
+  ostio__logload st = {0};
+  ostio__sizerec old = {0, -1};
+  if ((rc = open_scanned(path, &d)) == 0) rc = ostio__log_load_all(d, &map, &st);
+  int had = rc == 0 ? ostio__sizerec_read(d->dirfd, path, &old) : rc;
+  if (rc == 0 && (had < 0 || !old.clean || old.size != map.size)) {
+    rc = ostio__sizerec_write(d->dirfd, path, &(ostio__sizerec){1, map.size});
+    if (rc == 0) n += say(report, arg, "%s: size record written: clean, %lld bytes", path,
+                          (long long)map.size);
+  }
+  ostio__logmap_free(&map);
+  ostio__log_close(&d);
+  if (rc == 0) ostio__clear_error();
+  return rc < 0 ? rc : n;
+}
+
+int ostio__log_compact(const char *path, int64_t *nrecords)
+{
+  ostio__logdir *d = NULL;
+  ostio__logmap map;
+  ostio__logload st = {0};
+  char tmp[64];
+  ostio__logmap_init(&map);
+  int rc = open_scanned(path, &d), fd = -1;
+  if (rc == 0) rc = ostio__log_load_all(d, &map, &st);
+  if (rc < 0) goto done;
+  snprintf(tmp, sizeof tmp, ".%s.tmp.%ld", OSTIO__LOG_COMPACT, (long)getpid());
+  fd = openat(d->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    rc = ostio__fail(ostio__from_errno(errno), "%s/%s: %s", path, tmp, strerror(errno));
+    goto done;
+  }
+  size_t nrec = map.n;
+  for (size_t i = 0; i < d->nsrc; i++) nrec += (d->src[i].flags & OSTIO__LOGSRC_INDEX) != 0;
+  unsigned char *buf = malloc(nrec * OSTIO__LOGREC_SIZE + 1);
+  if (!buf) {
+    rc = ostio__fail(OSTIO_ENOMEM, "out of memory for %zu records", nrec);
+    goto done;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < d->nsrc; i++) {
+    const ostio__logsrc *s = &d->src[i];
+    if (!(s->flags & OSTIO__LOGSRC_INDEX)) continue;
+    ostio__logrec c = {.type = OSTIO__LOGREC_COVER, .writer = s->writer,
+                       .seq = (uint64_t)s->session << 32, .lstart = s->index_size};
+    ostio__logrec_encode(&c, buf + OSTIO__LOGREC_SIZE * k++);
+  }
+  for (size_t i = 0; i < map.n; i++) ostio__logrec_encode(&map.e[i].r, buf + OSTIO__LOGREC_SIZE * k++);
+  size_t len = k * OSTIO__LOGREC_SIZE, done_b = 0;
+  while (done_b < len) {
+    ssize_t w = write(fd, buf + done_b, len - done_b);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    done_b += (size_t)w;
+  }
+  free(buf);
+  if (done_b != len || fsync(fd) < 0)
+    rc = ostio__fail(ostio__from_errno(errno ? errno : EIO), "%s/%s: cannot write: %s", path,
+                     tmp, strerror(errno ? errno : EIO));
+  if (rc == 0 && renameat(d->dirfd, tmp, d->dirfd, OSTIO__LOG_COMPACT) < 0)
+    rc = ostio__fail(ostio__from_errno(errno), "%s: cannot rename %s into place: %s", path,
+                     tmp, strerror(errno));
+  if (rc < 0) unlinkat(d->dirfd, tmp, 0);
+  else fsync(d->dirfd);
+  if (rc == 0 && nrecords) *nrecords = (int64_t)map.n;
+done:
+  if (fd >= 0) close(fd);
+  ostio__logmap_free(&map);
+  ostio__log_close(&d);
+  return rc;
+}
+
+int ostio__log_remove(const char *path)
+{
+  ostio__logdir *d = NULL;
+  int rc = open_scanned(path, &d), left = 0;
+  if (rc < 0) return rc;
+  for (size_t i = 0; i < d->nsrc; i++) {
+    const ostio__logsrc *s = &d->src[i];
+    char name[64];
+    for (int k = 0; k < 2; k++) {
+      ostio__log_name(name, sizeof name, s->hostdir, k ? "index" : "data", s->session,
+                      s->writer);
+      if (unlinkat(d->dirfd, name, 0) < 0 && errno != ENOENT && rc == 0)
+        rc = ostio__fail(ostio__from_errno(errno), "%s/%s: %s", path, name, strerror(errno));
+    }
+  }
+  for (int32_t h = 0; h < d->m.hostdirs; h++) {
+    char hd[32];
+    snprintf(hd, sizeof hd, "hostdir.%03d", (int)h);
+    if (unlinkat(d->dirfd, hd, AT_REMOVEDIR) < 0 && errno != ENOENT) left = 1;
+  }
+  unlinkat(d->dirfd, OSTIO__LOG_COMPACT, 0);
+  unlinkat(d->dirfd, OSTIO__CTR_SIZEREC, 0);
+  if (rc == 0 && unlinkat(d->dirfd, OSTIO__CTR_MANIFEST, 0) < 0)
+    rc = ostio__fail(ostio__from_errno(errno), "%s: %s", path, strerror(errno));
+  ostio__log_close(&d);
+  if (rc == 0 && (left || rmdir(path) < 0))
+    rc = left || errno == ENOTEMPTY || errno == EEXIST
+             ? ostio__fail(OSTIO_ENOTEMPTY, "%s: removed the container's files, but other "
+                           "files remain in the directory; they were left alone", path)
+             : ostio__fail(ostio__from_errno(errno), "%s: cannot remove: %s", path,
+                           strerror(errno));
+  return rc;
+}

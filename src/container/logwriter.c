@@ -1,0 +1,170 @@
+/* A writer of a log container: hostdir.HHH/data.S.W and index.S.W, made on
+ * the first write with O_EXCL (a second writer of the same session and id
+ * is refused). Data is appended before the record that points at it; index
+ * records are appended in order with one pwrite each; the pending record of
+ * the compressor reaches the index at flush, sync and close. No MPI. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "container/log.h"
+#include "core/error.h"
+
+void ostio__logw_init(ostio__logw *w, ostio__logdir *d, uint32_t session, uint32_t writer,
+                      int32_t hostdir)
+{
+  memset(w, 0, sizeof *w);
+  w->d = d;
+  w->session = session;
+  w->writer = writer;
+  w->hostdir = hostdir;
+  w->dfd = w->ifd = w->hfd = -1;
+}
+
+static int wfail(const ostio__logw *w, const char *what, const char *name, int e)
+{
+  return ostio__fail(ostio__from_errno(e), "%s/%s: %s: %s", w->d->path, name, what,
+                     strerror(e));
+}
+
+int ostio__logw_create(ostio__logw *w)
+{
+  char hd[32], name[64];
+  if (w->dfd >= 0) return 0;
+  snprintf(hd, sizeof hd, "hostdir.%03d", (int)w->hostdir);
+  if (mkdirat(w->d->dirfd, hd, 0777) == 0) w->dir_dirty |= 2;
+  else if (errno != EEXIST) return wfail(w, "cannot make the hostdir", hd, errno);
+  w->hfd = openat(w->d->dirfd, hd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (w->hfd < 0) return wfail(w, "cannot open the hostdir (a directory, not a link)", hd, errno);
+  const char *kinds[2] = {"data", "index"};
+  int *fds[2] = {&w->dfd, &w->ifd};
+  for (int k = 0; k < 2; k++) {
+    ostio__log_name(name, sizeof name, w->hostdir, kinds[k], w->session, w->writer);
+    *fds[k] = openat(w->hfd, strchr(name, '/') + 1,
+                     O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (*fds[k] < 0) {
+      int e = errno;
+      if (e == EEXIST)
+        return ostio__fail(OSTIO_EEXIST, "%s/%s exists: another job writes this container "
+                           "with the same session number; one writing job at a time",
+                           w->d->path, name);
+      return wfail(w, "cannot create", name, e);
+    }
+  }
+  w->dir_dirty |= 1;
+  return 0;
+}
+
+static int pwrite_all(int fd, const void *buf, int64_t len, int64_t off)
+{
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t n = pwrite(fd, p, (size_t)len, (off_t)off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    p += n;
+    len -= n;
+    off += n;
+  }
+  return 0;
+}
+
+static int append_rec(ostio__logw *w, const ostio__logrec *r)
+{
+  unsigned char b[OSTIO__LOGREC_SIZE];
+  ostio__logrec_encode(r, b);
+  int e = pwrite_all(w->ifd, b, sizeof b, w->iend);
+  if (e) {
+    char name[64];
+    ostio__log_name(name, sizeof name, w->hostdir, "index", w->session, w->writer);
+    return wfail(w, "cannot append an index record", name, e);
+  }
+  w->iend += OSTIO__LOGREC_SIZE;
+  if (w->nfresh == w->capfresh) {
+    size_t c = w->capfresh ? 2 * w->capfresh : 16;
+    ostio__logent *f = realloc(w->fresh, c * sizeof *f);
+    if (!f) return ostio__fail(OSTIO_ENOMEM, "out of memory for index records");
+    w->fresh = f;
+    w->capfresh = c;
+  }
+  w->fresh[w->nfresh++] = (ostio__logent){.r = *r, .idx = w->nrec, .src = -1};
+  w->nrec++;
+  return 0;
+}
+
+int ostio__logw_piece(ostio__logw *w, uint64_t seq, int64_t lstart, int64_t len,
+                      int64_t pstart)
+{
+  ostio__logrec out;
+  if (len <= 0) return 0;
+  if (ostio__logcomp_add(&w->comp, seq, w->writer, lstart, len, pstart, &out))
+    return append_rec(w, &out);
+  return 0;
+}
+
+int ostio__logw_flush(ostio__logw *w)
+{
+  ostio__logrec out;
+  if (ostio__logcomp_take(&w->comp, &out)) return append_rec(w, &out);
+  return 0;
+}
+
+int ostio__logw_append(ostio__logw *w, const ostio__logrec *r)
+{
+  int rc = ostio__logw_create(w);
+  if (rc == 0) rc = ostio__logw_flush(w);
+  if (rc == 0) rc = append_rec(w, r);
+  return rc;
+}
+
+int ostio__logw_sync(ostio__logw *w)
+{
+  int rc = ostio__logw_flush(w);
+  if (rc < 0 || w->dfd < 0) return rc;
+  char name[64];
+  ostio__log_name(name, sizeof name, w->hostdir, "data", w->session, w->writer);
+  /* The data first: a record that reaches the disk points at durable bytes. */
+  if (fdatasync(w->dfd) < 0) return wfail(w, "fdatasync", name, errno);
+  ostio__log_name(name, sizeof name, w->hostdir, "index", w->session, w->writer);
+  if (fdatasync(w->ifd) < 0) return wfail(w, "fdatasync", name, errno);
+  if ((w->dir_dirty & 1) && fsync(w->hfd) < 0) return wfail(w, "fsync", "hostdir", errno);
+  if ((w->dir_dirty & 2) && fsync(w->d->dirfd) < 0)
+    return ostio__fail(ostio__from_errno(errno), "%s: fsync: %s", w->d->path, strerror(errno));
+  w->dir_dirty = 0;
+  return 0;
+}
+
+int ostio__logw_write(ostio__logw *w, uint64_t seq, int64_t off, const void *buf, int64_t len)
+{
+  int rc = ostio__logw_create(w);
+  if (rc < 0 || len <= 0) return rc;
+  int e = pwrite_all(w->dfd, buf, len, w->dend);
+  if (e) {
+    char name[64];
+    ostio__log_name(name, sizeof name, w->hostdir, "data", w->session, w->writer);
+    return wfail(w, "cannot append data", name, e);
+  }
+  int64_t at = w->dend;
+  w->dend += len;
+  return ostio__logw_piece(w, seq, off, len, at);
+}
+
+int ostio__logw_close(ostio__logw *w)
+{
+  int rc = 0;
+  int *fds[3] = {&w->dfd, &w->ifd, &w->hfd};
+  for (int k = 0; k < 3; k++) {
+    if (*fds[k] >= 0 && close(*fds[k]) < 0 && rc == 0)
+      rc = ostio__fail(ostio__from_errno(errno), "%s: close of a log: %s", w->d->path,
+                       strerror(errno));
+    *fds[k] = -1;
+  }
+  free(w->fresh);
+  w->fresh = NULL;
+  w->nfresh = w->capfresh = 0;
+  return rc;
+}

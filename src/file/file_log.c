@@ -1,0 +1,547 @@
+/* An open file that is a log container: the MPI side of src/container/log.h.
+ * Each rank appends its own data to its own data log, for write_at and for
+ * write_all alike (no data exchange); reads merge the index: at open each
+ * rank loads a share of the index logs and an Allgatherv gives every rank
+ * the same record list; later collective calls share only the records
+ * written since. Every collective call advances the epoch (the low half of
+ * each record's seq) on entry and on exit, so writes before, inside and
+ * after a collective call are ordered. Errors are agreed with ostio__agree.
+ * See docs/containers.md, "Log containers". */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "container/log.h"
+#include "core/agree.h"
+#include "core/error.h"
+#include "file/file.h"
+#include "layout/source.h"
+
+struct ostio__loghandle {
+  ostio__logdir *d;
+  ostio__logw w;
+  int writable, readable;
+  uint32_t session, epoch;
+  ostio__logmap map;       /* readable handles: every record so far          */
+  ostio__logres res;
+  size_t own_added;        /* w.fresh entries already in the map             */
+  int64_t size_base;       /* size at open or the last set_size              */
+  int64_t local_end;       /* end of this rank's writes since then           */
+  int32_t own_src;         /* this rank's data log in d->src (-1: read-only)  */
+  MPI_Datatype ent_type;
+  int *counts, *displs;    /* per rank, allocated at open (agreed)          */
+};
+
+/* ---- creation (rank 0) ------------------------------------------------------------ */
+
+int ostio__file_log_create(ostio_file *fh)
+{
+  ostio__ctr_params p;
+  int created = 0;
+  memset(&p, 0, sizeof p);
+  p.kind = OSTIO__CTR_KIND_LOG;
+  int nodes = fh->log_nodes > 0 ? fh->log_nodes : 1;
+  p.hostdirs = 1; /* ceil(sqrt(nodes)) */
+  while ((int64_t)p.hostdirs * p.hostdirs < nodes && p.hostdirs < OSTIO__LOG_HOSTDIRS_MAX)
+    p.hostdirs++;
+  p.writers = fh->hints.ostio_log_writers;
+  snprintf(p.requested, sizeof p.requested, "hostdirs=%d (ceil(sqrt(%d nodes))) writers=%s",
+           (int)p.hostdirs, nodes, p.writers ? "node" : "rank");
+  return ostio__ctr_create(fh->path, &p, !!(fh->amode & MPI_MODE_EXCL), &created);
+}
+
+/* ---- sharing records ----------------------------------------------------------------- */
+
+/* Allgatherv of every rank's entries; others' are added to the map (own
+ * ones when add_own). Collective; the outcome is agreed. */
+static int gather(ostio_file *fh, const ostio__logent *mine, size_t n, int add_own)
+{
+  struct ostio__loghandle *L = fh->log;
+  int P = fh->nprocs, rc = 0, cnt = n > INT32_MAX ? -1 : (int)n;
+  int *counts = L->counts, *displs = L->displs;
+  ostio__logent *all = NULL;
+  if (cnt < 0) rc = ostio__fail(OSTIO_ERANGE, "%zu index records on one rank; at most 2^31", n);
+  MPI_Allgather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, fh->comm);
+  int64_t total = 0;
+  for (int r = 0; r < P; r++) {
+    if (counts[r] < 0) rc = rc ? rc : ostio__fail(OSTIO_ERANGE, "rank %d: too many records", r);
+    else displs[r] = (int)total, total += counts[r];
+  }
+  if (rc == 0 && total > INT32_MAX) rc = ostio__fail(OSTIO_ERANGE, "%lld index records in all",
+                                                     (long long)total);
+  if (rc == 0 && !(all = malloc((size_t)(total + 1) * sizeof *all)))
+    rc = ostio__fail(OSTIO_ENOMEM, "no memory for %lld index records", (long long)total);
+  if ((rc = ostio__agree(fh->comm, rc)) == 0) {
+    if (MPI_Allgatherv(mine, cnt, L->ent_type, all, counts, displs, L->ent_type, fh->comm) !=
+        MPI_SUCCESS)
+      rc = ostio__fail(OSTIO_EMPI, "MPI_Allgatherv of index records failed");
+    for (int r = 0; rc == 0 && r < P; r++)
+      if (r != fh->rank || add_own) rc = ostio__logmap_add(&L->map, all + displs[r], (size_t)counts[r]);
+    rc = ostio__agree(fh->comm, rc);
+  }
+  free(all);
+  return rc;
+}
+
+/* Own records appended since the last call go into the map. */
+static int own_to_map(struct ostio__loghandle *L)
+{
+  ostio__logw *w = &L->w;
+  for (size_t i = L->own_added; i < w->nfresh; i++) w->fresh[i].src = L->own_src;
+  int rc = 0;
+  if (L->readable && w->nfresh > L->own_added)
+    rc = ostio__logmap_add(&L->map, w->fresh + L->own_added, w->nfresh - L->own_added);
+  L->own_added = w->nfresh;
+  if (!L->readable) w->nfresh = L->own_added = 0; /* nobody needs them */
+  return rc;
+}
+
+/* Collective on readable handles: everyone's records since the last refresh. */
+static int refresh(ostio_file *fh)
+{
+  struct ostio__loghandle *L = fh->log;
+  int rc = L->w.dfd >= 0 ? ostio__logw_flush(&L->w) : 0;
+  if (rc == 0) rc = own_to_map(L);
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+  rc = gather(fh, L->w.fresh, L->w.nfresh, 0);
+  L->w.nfresh = L->own_added = 0;
+  return rc;
+}
+
+static int next_epoch(ostio_file *fh)
+{
+  if (fh->log->epoch == UINT32_MAX)
+    return ostio__fail(OSTIO_ERANGE, "%s: 2^32 collective calls in one session; close and "
+                       "reopen the file", fh->path);
+  fh->log->epoch++;
+  return 0;
+}
+
+static uint64_t seq(const struct ostio__loghandle *L)
+{
+  return (uint64_t)L->session << 32 | L->epoch;
+}
+
+/* ---- open ---------------------------------------------------------------------------- */
+
+/* Rank 0's listing to every rank: manifest text, src table, compact flag. */
+static int share_listing(ostio_file *fh, int rc, ostio__sizerec *rec, int *have_rec)
+{
+  struct ostio__loghandle *L = fh->log;
+  char *text = NULL;
+  size_t len = 0;
+  int64_t hdr[6] = {0};
+  if (fh->rank == 0 && rc == 0) {
+    rc = ostio__manifest_format(&L->d->m, &text, &len);
+    int got = rc == 0 ? ostio__sizerec_read(L->d->dirfd, fh->path, rec) : 0;
+    if (got == OSTIO_ENOENT) got = 0, *have_rec = 0;
+    else if (got == 0) *have_rec = 1;
+    if (rc == 0) rc = got;
+    hdr[0] = (int64_t)len, hdr[1] = (int64_t)L->d->nsrc, hdr[2] = L->d->compact,
+    hdr[3] = L->d->max_session, hdr[4] = *have_rec ? 1 + rec->clean : 0, hdr[5] = rec->size;
+  }
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
+  MPI_Bcast(hdr, 6, MPI_INT64_T, 0, fh->comm);
+  if (fh->rank != 0 && !(text = malloc((size_t)hdr[0] + 1)))
+    rc = ostio__fail(OSTIO_ENOMEM, "out of memory");
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
+  MPI_Bcast(text, (int)hdr[0], MPI_CHAR, 0, fh->comm);
+  if (fh->rank != 0) {
+    rc = ostio__log_open(fh->path, text, (size_t)hdr[0], &L->d);
+    /* Room for the table (placeholder entries in order), filled by the Bcast. */
+    for (int64_t i = 0; rc == 0 && i < hdr[1]; i++) {
+      int at = ostio__log_src_add(L->d, 0, (uint32_t)i, 0);
+      if (at < 0) rc = at;
+    }
+    if (rc == 0) {
+      L->d->compact = (int)hdr[2];
+      L->d->max_session = (uint32_t)hdr[3];
+    }
+    *have_rec = hdr[4] > 0;
+    rec->clean = hdr[4] == 2;
+    rec->size = hdr[5];
+  }
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
+  if (hdr[1] > 0)
+    MPI_Bcast(L->d->src, (int)(hdr[1] * (int64_t)sizeof(ostio__logsrc)), MPI_BYTE, 0, fh->comm);
+done:
+  free(text);
+  return rc;
+}
+
+int ostio__file_log_open(ostio_file *fh)
+{
+  struct ostio__loghandle *L = calloc(1, sizeof *L);
+  int *cd = malloc(2 * (size_t)fh->nprocs * sizeof *cd);
+  int rc = L && cd ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) {
+    free(L);
+    free(cd);
+    return rc;
+  }
+  fh->log = L;
+  L->counts = cd;
+  L->displs = cd + fh->nprocs;
+  ostio__logmap_init(&L->map);
+  L->ent_type = MPI_DATATYPE_NULL;
+  L->own_src = -1;
+  L->writable = fh->can_write;
+  L->readable = fh->can_read;
+  MPI_Type_contiguous((int)sizeof(ostio__logent), MPI_BYTE, &L->ent_type);
+  MPI_Type_commit(&L->ent_type);
+  if (fh->rank == 0) {
+    rc = ostio__log_open(fh->path, NULL, 0, &L->d);
+    if (rc == 0) rc = ostio__log_scan(L->d);
+  }
+  ostio__sizerec rec = {0, 0};
+  int have_rec = 0;
+  if ((rc = share_listing(fh, rc, &rec, &have_rec)) < 0) return rc;
+  if (L->d->m.writers == OSTIO__LOG_WRITERS_NODE)
+    return ostio__fail(OSTIO_ENOTSUP, "%s: writers=node (one data log per node) is part of "
+                       "the format but not implemented by this ostio; use writers=rank",
+                       fh->path);
+  ostio__logw_init(&L->w, L->d, 0, (uint32_t)fh->rank, 0);
+  if (L->writable) {
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    int32_t hd = ostio__log_hostdir_of(host, L->d->m.hostdirs);
+    int32_t *all = malloc((size_t)fh->nprocs * sizeof *all);
+    rc = all ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
+    if (L->d->max_session == UINT32_MAX)
+      rc = ostio__fail(OSTIO_ERANGE, "%s: 2^32 - 1 write sessions; compact or flatten it",
+                       fh->path);
+    if ((rc = ostio__agree(fh->comm, rc)) < 0) {
+      free(all);
+      return rc;
+    }
+    MPI_Allgather(&hd, 1, MPI_INT32_T, all, 1, MPI_INT32_T, fh->comm);
+    L->session = L->d->max_session + 1;
+    for (int r = 0; r < fh->nprocs && rc >= 0; r++)
+      rc = ostio__log_src_add(L->d, L->session, (uint32_t)r, all[r]);
+    free(all);
+    if ((rc = ostio__agree(fh->comm, rc < 0 ? rc : 0)) < 0) return rc;
+    L->own_src = ostio__log_src_find(L->d, L->session, (uint32_t)fh->rank);
+    ostio__logw_init(&L->w, L->d, L->session, (uint32_t)fh->rank, hd);
+  }
+  /* The map: each rank loads a share of the index logs (rank 0 also a current
+   * index.compact), then every rank gets all of them. */
+  L->size_base = rec.size;
+  if (L->readable || !have_rec || !rec.clean) {
+    ostio__logent *e = NULL;
+    size_t n = 0, cap = 0, k = 0;
+    ostio__logload st = {0};
+    if (fh->rank == 0) rc = ostio__log_load_compact(L->d, &e, &n, &cap, &st);
+    for (size_t i = 0; rc == 0 && i < L->d->nsrc; i++) {
+      const ostio__logsrc *s = &L->d->src[i];
+      if (!(s->flags & OSTIO__LOGSRC_INDEX) || (s->flags & OSTIO__LOGSRC_COVERED)) continue;
+      if (k++ % (size_t)fh->nprocs == (size_t)fh->rank)
+        rc = ostio__log_load_src(L->d, i, &e, &n, &cap, &st);
+    }
+    if ((rc = ostio__agree(fh->comm, rc)) == 0) rc = gather(fh, e, n, 1);
+    free(e);
+    if (rc < 0) return rc;
+    if ((rc = ostio__logmap_build(&L->map)) == 0) L->size_base = L->map.size;
+    if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+    if (!L->readable) ostio__logmap_free(&L->map);
+  }
+  if (L->writable && fh->rank == 0)
+    rc = ostio__sizerec_write(L->d->dirfd, fh->path, &(ostio__sizerec){0, L->size_base});
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+  L->epoch = 1;
+  /* The layout has no meaning for a log; statistics still print one. */
+  rc = ostio__layout_simple(1 << 20, 1, 0, &fh->layout);
+  if (rc == 0) snprintf(fh->layout->source, sizeof fh->layout->source, "log");
+  fh->last_strategy = "log";
+  return ostio__agree(fh->comm, rc);
+}
+
+void ostio__file_log_free(ostio_file *fh)
+{
+  struct ostio__loghandle *L = fh->log;
+  if (!L) return;
+  ostio__logw_close(&L->w);
+  ostio__log_close(&L->d);
+  ostio__logmap_free(&L->map);
+  ostio__logres_free(&L->res);
+  if (L->ent_type != MPI_DATATYPE_NULL) MPI_Type_free(&L->ent_type);
+  free(L->counts);
+  free(L);
+  fh->log = NULL;
+}
+
+int ostio__file_log_close(ostio_file *fh)
+{
+  struct ostio__loghandle *L = fh->log;
+  int rc = L->w.dfd >= 0 ? ostio__logw_flush(&L->w) : 0;
+  int rc2 = ostio__logw_close(&L->w);
+  if (rc == 0) rc = rc2;
+  rc = ostio__agree(fh->comm, rc);
+  int64_t end = L->local_end, size = 0;
+  MPI_Allreduce(&end, &size, 1, MPI_INT64_T, MPI_MAX, fh->comm);
+  if (size < L->size_base) size = L->size_base;
+  rc2 = 0;
+  if (rc == 0 && L->writable && fh->rank == 0)
+    rc2 = ostio__sizerec_write(L->d->dirfd, fh->path, &(ostio__sizerec){1, size});
+  rc2 = ostio__agree(fh->comm, rc2);
+  ostio__file_log_free(fh);
+  return rc < 0 ? rc : rc2;
+}
+
+/* ---- sizes, sync --------------------------------------------------------------------- */
+
+int ostio__file_log_size(ostio_file *fh, int64_t *size)
+{
+  struct ostio__loghandle *L = fh->log;
+  int64_t s = L->size_base > L->local_end ? L->size_base : L->local_end;
+  if (L->readable) {
+    s = L->map.size;
+    if (L->w.comp.pending && ostio__logrec_end(&L->w.comp.rec) > s)
+      s = ostio__logrec_end(&L->w.comp.rec);
+  }
+  *size = s;
+  return 0;
+}
+
+int ostio__file_log_set_size(ostio_file *fh, int64_t size, int rc)
+{
+  struct ostio__loghandle *L = fh->log;
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+  if ((rc = ostio__agree(fh->comm, next_epoch(fh))) < 0) return rc;
+  if (fh->rank == 0) {
+    ostio__logrec t = {.type = OSTIO__LOGREC_TRUNC, .writer = 0, .seq = seq(L), .lstart = size};
+    rc = ostio__logw_append(&L->w, &t);
+    if (rc == 0) rc = own_to_map(L);
+  }
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+  L->size_base = size;
+  L->local_end = 0;
+  if (L->readable && (rc = refresh(fh)) < 0) return rc;
+  return ostio__agree(fh->comm, next_epoch(fh));
+}
+
+int ostio__file_log_sync(ostio_file *fh)
+{
+  struct ostio__loghandle *L = fh->log;
+  int rc = L->w.dfd >= 0 ? ostio__logw_sync(&L->w) : 0;
+  if (rc == 0) rc = own_to_map(L);
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+  if ((rc = ostio__agree(fh->comm, next_epoch(fh))) < 0) return rc;
+  if (L->readable && (rc = refresh(fh)) < 0) return rc;
+  return ostio__agree(fh->comm, next_epoch(fh));
+}
+
+int ostio__file_log_delete(ostio_file *fh)
+{
+  int rc = fh->rank == 0 ? ostio__log_remove(fh->path) : 0;
+  return ostio__agree(fh->comm, rc);
+}
+
+/* ---- reads and writes ------------------------------------------------------------------ */
+
+/* One data copy of a read: src bytes at phys into buf. */
+typedef struct rreq {
+  int32_t src;
+  int64_t phys, len;
+  char *buf;
+} rreq;
+
+static int rreq_cmp(const void *a, const void *b)
+{
+  const rreq *x = a, *y = b;
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  return (x->phys > y->phys) - (x->phys < y->phys);
+}
+
+typedef struct rlist {
+  rreq *r;
+  size_t n, cap;
+} rlist;
+
+/* Plans [off, off+len) into buf: zeros now, data copies into *rl. */
+static int plan_read(struct ostio__loghandle *L, int64_t off, int64_t len, char *buf, rlist *rl)
+{
+  ostio__logent pend;
+  size_t np = 0;
+  if (L->w.comp.pending) {
+    pend = (ostio__logent){.r = L->w.comp.rec, .idx = L->w.nrec, .src = L->own_src};
+    np = 1;
+  }
+  int rc = ostio__logmap_resolve(&L->map, &pend, np, off, len, &L->res);
+  for (size_t i = 0; rc == 0 && i < L->res.nseg; i++) {
+    const ostio__logseg *s = &L->res.seg[i];
+    char *p = buf + (s->off - off);
+    if (s->src < 0) {
+      memset(p, 0, (size_t)s->len);
+      continue;
+    }
+    if (rl->n == rl->cap) {
+      size_t c = rl->cap ? 2 * rl->cap : 64;
+      rreq *q = realloc(rl->r, c * sizeof *q);
+      if (!q) return ostio__fail(OSTIO_ENOMEM, "out of memory planning a read");
+      rl->r = q;
+      rl->cap = c;
+    }
+    rl->r[rl->n++] = (rreq){s->src, s->phys, s->len, p};
+  }
+  return rc;
+}
+
+/* Sorted by data log and offset, copies adjacent there and in memory are
+ * merged into one pread (through the io layer: statistics and faults). */
+static int do_reads(ostio_file *fh, rlist *rl)
+{
+  struct ostio__loghandle *L = fh->log;
+  int rc = 0;
+  qsort(rl->r, rl->n, sizeof *rl->r, rreq_cmp);
+  for (size_t i = 0; i < rl->n && rc == 0;) {
+    rreq q = rl->r[i++];
+    while (i < rl->n && rl->r[i].src == q.src && rl->r[i].phys == q.phys + q.len &&
+           rl->r[i].buf == q.buf + q.len)
+      q.len += rl->r[i++].len;
+    int fd;
+    if ((rc = ostio__log_data_fd(L->d, q.src, &fd)) < 0) break;
+    fh->io.fd = fd;
+    rc = ostio__io_pread(&fh->io, q.buf, (size_t)q.len, q.phys);
+  }
+  rl->n = 0;
+  return rc;
+}
+
+int ostio__file_log_write_at(ostio_file *fh, int64_t off, const void *buf, size_t len)
+{
+  struct ostio__loghandle *L = fh->log;
+  int rc = ostio__logw_create(&L->w);
+  if (rc < 0) return rc;
+  fh->io.fd = L->w.dfd;
+  if ((rc = ostio__io_pwrite(&fh->io, buf, len, L->w.dend)) < 0) return rc;
+  int64_t at = L->w.dend;
+  L->w.dend += (int64_t)len;
+  if ((int64_t)len + off > L->local_end) L->local_end = off + (int64_t)len;
+  rc = ostio__logw_piece(&L->w, seq(L), off, (int64_t)len, at);
+  if (rc == 0) rc = own_to_map(L);
+  return rc;
+}
+
+int ostio__file_log_read_at(ostio_file *fh, int64_t off, void *buf, size_t len)
+{
+  rlist rl = {0};
+  int rc = plan_read(fh->log, off, (int64_t)len, buf, &rl);
+  if (rc == 0) rc = do_reads(fh, &rl);
+  free(rl.r);
+  return rc;
+}
+
+typedef struct lext {
+  int64_t off, len, bufoff;
+  size_t i;
+} lext;
+
+static int lext_cmp(const void *a, const void *b)
+{
+  const lext *x = a, *y = b;
+  return (x->off > y->off) - (x->off < y->off);
+}
+
+/* The rank's extents, checked and sorted by offset (each keeps its place in
+ * the buffer); zero-length ones dropped. Overlaps within a rank are
+ * OSTIO_EOVERLAP, as for plain files. */
+static int local_extents(const ostio_extent *ext, size_t n, lext **out, size_t *nout,
+                         int64_t *bytes)
+{
+  lext *e = malloc((n + 1) * sizeof *e);
+  size_t k = 0;
+  int64_t pos = 0;
+  *out = NULL;
+  *nout = 0;
+  if (!e) return ostio__fail(OSTIO_ENOMEM, "out of memory for %zu extents", n);
+  for (size_t i = 0; i < n; i++) {
+    if (ext[i].offset < 0 || ext[i].length < 0 || ext[i].length > INT64_MAX - ext[i].offset ||
+        ext[i].length > INT64_MAX - pos) {
+      free(e);
+      return ostio__fail(OSTIO_EINVAL, "extent %zu (offset %lld, length %lld): offsets and "
+                         "lengths must be >= 0 and end below 2^63", i,
+                         (long long)ext[i].offset, (long long)ext[i].length);
+    }
+    if (ext[i].length > 0) e[k++] = (lext){ext[i].offset, ext[i].length, pos, i};
+    pos += ext[i].length;
+  }
+  qsort(e, k, sizeof *e, lext_cmp);
+  for (size_t i = 1; i < k; i++)
+    if (e[i].off < e[i - 1].off + e[i - 1].len) {
+      size_t a = e[i - 1].i, b = e[i].i;
+      free(e);
+      return ostio__fail(OSTIO_EOVERLAP, "extents %zu and %zu of this rank overlap", a, b);
+    }
+  *out = e;
+  *nout = k;
+  *bytes = pos;
+  return 0;
+}
+
+static int coll_write(ostio_file *fh, const lext *e, size_t n, const char *buf)
+{
+  struct ostio__loghandle *L = fh->log;
+  if (n == 0) return 0;
+  int rc = ostio__logw_create(&L->w);
+  ostio__io_req *r = rc == 0 ? malloc(n * sizeof *r) : NULL;
+  if (rc == 0 && !r) rc = ostio__fail(OSTIO_ENOMEM, "out of memory for %zu requests", n);
+  if (rc < 0) return rc;
+  int64_t at = L->w.dend;
+  for (size_t i = 0; i < n; i++) {
+    r[i] = (ostio__io_req){at, e[i].len, (char *)buf + e[i].bufoff};
+    at += e[i].len;
+  }
+  fh->io.fd = L->w.dfd;
+  rc = ostio__io_write_batch(&fh->io, r, n);
+  free(r);
+  /* Records only for data that reached the log. */
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    rc = ostio__logw_piece(&L->w, seq(L), e[i].off, e[i].len, L->w.dend);
+    L->w.dend += e[i].len;
+    if (e[i].off + e[i].len > L->local_end) L->local_end = e[i].off + e[i].len;
+  }
+  if (rc == 0) rc = own_to_map(L);
+  return rc;
+}
+
+int ostio__file_log_coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n,
+                         void *buf)
+{
+  struct ostio__loghandle *L = fh->log;
+  lext *e = NULL;
+  size_t ne = 0;
+  int64_t bytes = 0;
+  int rc = 0;
+  if (is_write && !fh->can_write)
+    rc = ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_RDONLY; cannot write", fh->path);
+  else if (!is_write && !fh->can_read)
+    rc = ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_WRONLY; cannot read", fh->path);
+  else if (n > 0 && !ext)
+    rc = ostio__fail(OSTIO_EINVAL, "NULL extent list with %zu entries", n);
+  if (rc == 0) rc = local_extents(ext, n, &e, &ne, &bytes);
+  if (rc == 0 && bytes > 0 && !buf)
+    rc = ostio__fail(OSTIO_EINVAL, "NULL buffer for %lld bytes", (long long)bytes);
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
+  if ((rc = ostio__agree(fh->comm, next_epoch(fh))) < 0) goto done;
+  double t0 = ostio__now();
+  ostio__stat_add(&fh->stats, is_write ? OSTIO__STAT_coll_writes : OSTIO__STAT_coll_reads, 1);
+  if (is_write) {
+    rc = ostio__agree(fh->comm, coll_write(fh, e, ne, buf));
+    if (rc == 0 && L->readable) rc = refresh(fh);
+  } else {
+    rlist rl = {0};
+    rc = refresh(fh);
+    for (size_t i = 0; rc == 0 && i < ne; i++)
+      rc = plan_read(L, e[i].off, e[i].len, (char *)buf + e[i].bufoff, &rl);
+    if (rc == 0) rc = do_reads(fh, &rl);
+    free(rl.r);
+    rc = ostio__agree(fh->comm, rc);
+  }
+  if (rc == 0) rc = ostio__agree(fh->comm, next_epoch(fh));
+  fh->stats.t[OSTIO__T_time_total] += ostio__now() - t0;
+done:
+  free(e);
+  return rc;
+}

@@ -1,0 +1,366 @@
+/* Log containers on disk through the module API (no MPI):
+ *  - damage: a bad record in the middle, a torn tail (partial and a full
+ *    record with a bad CRC), a record pointing past its data log, each seen
+ *    by loading, reported by check and repaired by recover;
+ *  - names: entries outside the grammar (a foreign file, a hostdir beyond
+ *    hostdirs, a symlinked log and a symlinked hostdir pointing outside)
+ *    are never opened, check names them, the victims stay unchanged;
+ *  - compact: current, then stale when a covered log changes;
+ *  - crash: a forked writer killed with SIGKILL at a random moment (several
+ *    seeds, three sessions each): after recover every byte synced is
+ *    intact and every other byte holds its previous value or the value of a
+ *    later write, never anything else. OSTIO_TEST_CRASH_ROUNDS=N. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "container/log.h"
+#include "testutil.h"
+
+static char dir[512];
+
+static int make(const char *path, int32_t hostdirs)
+{
+  ostio__ctr_params p = {.kind = OSTIO__CTR_KIND_LOG, .hostdirs = hostdirs};
+  snprintf(p.requested, sizeof p.requested, "test");
+  int created = 0;
+  return ostio__ctr_create(path, &p, 1, &created);
+}
+
+/* Three records of one writer: [0,100) 'a', [1000,1200) 'b', [5000,5300) 'c'. */
+static void three(const char *path)
+{
+  ostio__logdir *d = NULL;
+  ostio__logw w;
+  char buf[300];
+  CHECK(make(path, 2) == 0);
+  CHECK(ostio__log_open(path, NULL, 0, &d) == 0 && ostio__log_scan(d) == 0);
+  if (!d) return;
+  ostio__logw_init(&w, d, 1, 0, 1);
+  memset(buf, 'a', 100);
+  CHECK(ostio__logw_write(&w, 1ull << 32 | 1, 0, buf, 100) == 0);
+  memset(buf, 'b', 200);
+  CHECK(ostio__logw_write(&w, 1ull << 32 | 1, 1000, buf, 200) == 0);
+  memset(buf, 'c', 300);
+  CHECK(ostio__logw_write(&w, 1ull << 32 | 1, 5000, buf, 300) == 0);
+  CHECK(ostio__logw_sync(&w) == 0 && w.nrec == 3);
+  ostio__logw_close(&w);
+  ostio__log_close(&d);
+}
+
+static void load(const char *path, ostio__logmap *m, ostio__logload *st, char *buf, int64_t len)
+{
+  ostio__logdir *d = NULL;
+  ostio__logres res = {0};
+  memset(st, 0, sizeof *st);
+  ostio__logmap_init(m);
+  int rc = ostio__log_open(path, NULL, 0, &d);
+  if (rc == 0) rc = ostio__log_scan(d);
+  if (rc == 0) rc = ostio__log_load_all(d, m, st);
+  if (rc == 0 && buf) rc = ostio__log_read(d, m, &res, 0, len, buf);
+  CHECKF(rc == 0, "%s", ostio_last_error());
+  ostio__logres_free(&res);
+  ostio__log_close(&d);
+}
+
+static char problems[4096];
+static int nproblems;
+static void collect(void *arg, const char *msg)
+{
+  (void)arg;
+  nproblems++;
+  strncat(problems, msg, sizeof problems - strlen(problems) - 2);
+  strcat(problems, "\n");
+}
+static int check(const char *path, const char *needle)
+{
+  problems[0] = '\0';
+  nproblems = 0;
+  int n = ostio__ctr_check(path, collect, NULL);
+  return needle ? n > 0 && strstr(problems, needle) != NULL : n == 0;
+}
+
+static void poke(const char *path, const char *name, int64_t off, const void *b, size_t n)
+{
+  char p[1200];
+  snprintf(p, sizeof p, "%s/%s", path, name);
+  int fd = open(p, O_WRONLY);
+  CHECK(fd >= 0 && pwrite(fd, b, n, off) == (ssize_t)n);
+  if (fd >= 0) close(fd);
+}
+
+static int64_t fsize(const char *path, const char *name)
+{
+  char p[1200];
+  struct stat st;
+  snprintf(p, sizeof p, "%s/%s", path, name);
+  return stat(p, &st) == 0 ? (int64_t)st.st_size : -1;
+}
+
+static void test_damage(void)
+{
+  char path[600], buf[6000];
+  ostio__logmap m;
+  ostio__logload st;
+  const char *idx = "hostdir.001/index.1.0", *dat = "hostdir.001/data.1.0";
+  /* Clean: three records, check is quiet. */
+  snprintf(path, sizeof path, "%s/ok", dir);
+  three(path);
+  load(path, &m, &st, buf, sizeof buf);
+  CHECK(m.n == 3 && m.size == 5300 && buf[0] == 'a' && buf[1100] == 'b' && buf[5299] == 'c' &&
+        buf[100] == 0);
+  ostio__logmap_free(&m);
+  /* The writer never recorded its size: the clean record (0 from creation) disagrees. */
+  CHECKF(check(path, "clean size record says 0 bytes"), "%s", problems);
+  /* Bad record in the middle. */
+  snprintf(path, sizeof path, "%s/mid", dir);
+  three(path);
+  poke(path, idx, 64 + 20, "X", 1);
+  load(path, &m, &st, buf, sizeof buf);
+  CHECK(m.n == 1 && st.bad_records == 1 && buf[0] == 'a' && buf[1100] == 0 && buf[5000] == 0);
+  ostio__logmap_free(&m);
+  CHECKF(check(path, "record 1 is damaged"), "%s", problems);
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 1 && fsize(path, idx) == 64);
+  CHECKF(check(path, NULL), "after recover: %s", problems);
+  /* Torn tail: 30 bytes of a record, then a full last record with a bad CRC. */
+  snprintf(path, sizeof path, "%s/torn", dir);
+  three(path);
+  poke(path, idx, 192, "0123456789012345678901234567890", 30);
+  load(path, &m, &st, buf, sizeof buf);
+  CHECK(m.n == 3 && st.torn_bytes == 30 && buf[5299] == 'c');
+  ostio__logmap_free(&m);
+  CHECKF(check(path, "torn last record"), "%s", problems);
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 1 && fsize(path, idx) == 192);
+  poke(path, idx, 128 + 61, "Z", 1);
+  load(path, &m, &st, buf, sizeof buf);
+  CHECK(m.n == 2 && st.torn_bytes == 64 && st.bad_records == 0 && buf[5000] == 0);
+  ostio__logmap_free(&m);
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 1 && fsize(path, idx) == 128);
+  CHECKF(check(path, NULL), "after recover: %s", problems);
+  /* A record pointing past its data log: never read as garbage. */
+  snprintf(path, sizeof path, "%s/past", dir);
+  three(path);
+  char p[1200];
+  snprintf(p, sizeof p, "%s/%s", path, dat);
+  CHECK(truncate(p, 300) == 0); /* 'c' (physical 300..600) is gone */
+  load(path, &m, &st, buf, sizeof buf);
+  CHECK(m.n == 2 && st.past_data == 1 && buf[5000] == 0 && m.size == 1200);
+  ostio__logmap_free(&m);
+  CHECKF(check(path, "points past the end"), "%s", problems);
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 1 && fsize(path, idx) == 128);
+  CHECKF(check(path, NULL), "after recover: %s", problems);
+}
+
+static void test_names(void)
+{
+  char path[600], p[1200], victim[600], outside[600], buf[6000];
+  snprintf(path, sizeof path, "%s/names", dir);
+  snprintf(victim, sizeof victim, "%s/victim", dir);
+  snprintf(outside, sizeof outside, "%s/outside", dir);
+  three(path);
+  FILE *f = fopen(victim, "w");
+  fputs("do not touch", f);
+  fclose(f);
+  /* A full copy of a valid hostdir outside, linked in as hostdir.000. */
+  mkdir(outside, 0777);
+  static char cmd[4200];
+  snprintf(cmd, sizeof cmd, "cp %s/hostdir.001/index.1.0 %s/index.1.0 && cp %s/hostdir.001/"
+           "data.1.0 %s/data.9.0 && cp %s/hostdir.001/index.1.0 %s/index.9.0", path, outside,
+           path, outside, path, outside);
+  CHECK(system(cmd) == 0);
+  snprintf(p, sizeof p, "%s/hostdir.000", path);
+  CHECK(symlink(outside, p) == 0);
+  snprintf(p, sizeof p, "%s/hostdir.001/data.7.0", path);
+  CHECK(symlink(victim, p) == 0);
+  snprintf(p, sizeof p, "%s/hostdir.001/index.7.0", path);
+  CHECK(symlink("../../victim", p) == 0);
+  snprintf(p, sizeof p, "%s/hostdir.001/evil", path);
+  fclose(fopen(p, "w"));
+  snprintf(p, sizeof p, "%s/hostdir.001/data.01.1", path);
+  fclose(fopen(p, "w"));
+  snprintf(p, sizeof p, "%s/hostdir.005", path);
+  mkdir(p, 0777);
+  snprintf(p, sizeof p, "%s/..data.1.0", path);
+  fclose(fopen(p, "w"));
+  ostio__logmap m;
+  ostio__logload st;
+  load(path, &m, &st, buf, sizeof buf);
+  CHECK(m.n == 3 && m.size == 5300 && buf[1100] == 'b'); /* nothing foreign loaded */
+  ostio__logmap_free(&m);
+  CHECKF(check(path, "hostdir.000"), "%s", problems);
+  CHECK(strstr(problems, "data.7.0") && strstr(problems, "index.7.0") &&
+        strstr(problems, "evil") && strstr(problems, "data.01.1") &&
+        strstr(problems, "hostdir.005") && strstr(problems, "..data.1.0"));
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 0);
+  CHECK(ostio__log_remove(path) == OSTIO_ENOTEMPTY); /* foreign files stay */
+  f = fopen(victim, "r");
+  char v[32] = "";
+  CHECK(f && fgets(v, sizeof v, f) && !strcmp(v, "do not touch"));
+  if (f) fclose(f);
+  CHECK(fsize(outside, "data.9.0") == 600 && fsize(outside, "index.1.0") == 192);
+}
+
+static void test_compact(void)
+{
+  char path[600], buf[6000];
+  snprintf(path, sizeof path, "%s/compact", dir);
+  three(path);
+  int64_t n = 0;
+  CHECK(ostio__log_compact(path, &n) == 0 && n == 3);
+  ostio__logdir *d = NULL;
+  CHECK(ostio__log_open(path, NULL, 0, &d) == 0 && ostio__log_scan(d) == 0 && d->compact == 1);
+  ostio__log_close(&d);
+  ostio__logmap m;
+  ostio__logload st;
+  load(path, &m, &st, buf, sizeof buf);
+  CHECK(m.n == 3 && buf[5299] == 'c' && buf[0] == 'a');
+  ostio__logmap_free(&m);
+  /* A covered log changes: the compact index is stale and ignored. */
+  unsigned char rec[64];
+  char p[1200];
+  snprintf(p, sizeof p, "%s/hostdir.001/index.1.0", path);
+  int fd = open(p, O_RDWR);
+  CHECK(fd >= 0 && pread(fd, rec, 64, 0) == 64 && pwrite(fd, rec, 64, 192) == 64);
+  close(fd);
+  CHECK(ostio__log_open(path, NULL, 0, &d) == 0 && ostio__log_scan(d) == 0 && d->compact == 0);
+  ostio__log_close(&d);
+  load(path, &m, &st, buf, sizeof buf);
+  CHECK(m.n == 4 && buf[0] == 'a');
+  ostio__logmap_free(&m);
+  CHECK(check(path, "stale"));
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 1 && fsize(path, "index.compact") == -1);
+}
+
+/* ---- crash ---------------------------------------------------------------------- */
+
+#define CF 65536
+#define CSTEPS 4000
+
+static uint8_t cval(int round, int step, int64_t off)
+{
+  return (uint8_t)((uint64_t)(off * 131 + step * 31 + round * 57) % 251 + 1);
+}
+
+static void cstep(uint64_t seed, int step, int64_t *off, int64_t *len)
+{
+  tu_rng g;
+  tu_rng_seed(&g, seed * 1000003 + (uint64_t)step);
+  *off = tu_rng_range(&g, 0, CF - 1);
+  *len = tu_rng_range(&g, 1, 3000);
+  if (*off + *len > CF) *len = CF - *off;
+}
+
+static void child(const char *path, const char *side, uint64_t seed, int round)
+{
+  ostio__logdir *d = NULL;
+  ostio__logw w;
+  uint8_t buf[3000];
+  if (ostio__log_open(path, NULL, 0, &d) < 0 || ostio__log_scan(d) < 0) _exit(3);
+  uint32_t session = d->max_session + 1, epoch = 1;
+  ostio__logw_init(&w, d, session, 0, ostio__log_hostdir_of("crash", d->m.hostdirs));
+  if (ostio__sizerec_write(d->dirfd, path, &(ostio__sizerec){0, 0}) < 0) _exit(4);
+  int sfd = open(side, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  for (int s = 0; s < CSTEPS; s++) {
+    int64_t off, len;
+    cstep(seed, s, &off, &len);
+    for (int64_t k = 0; k < len; k++) buf[k] = cval(round, s, off + k);
+    if (ostio__logw_write(&w, (uint64_t)session << 32 | epoch, off, buf, len) < 0) _exit(5);
+    if (s % 7 == 6) {
+      if (ostio__logw_sync(&w) < 0) _exit(6);
+      epoch++;
+      int32_t done = s;
+      if (pwrite(sfd, &done, sizeof done, 0) != sizeof done || fsync(sfd) < 0) _exit(7);
+    }
+  }
+  _exit(0);
+}
+
+static void test_crash(void)
+{
+  int rounds = 3;
+  const char *env = getenv("OSTIO_TEST_CRASH_ROUNDS");
+  if (env && atoi(env) > 0) rounds = atoi(env);
+  uint64_t seed0 = tu_seed(6060);
+  static uint8_t before[CF], got[CF];
+  for (int sd = 0; sd < rounds; sd++) {
+    char path[600], side[600];
+    snprintf(path, sizeof path, "%s/crash%d", dir, sd);
+    snprintf(side, sizeof side, "%s/side%d", dir, sd);
+    CHECK(make(path, 3) == 0);
+    memset(before, 0, sizeof before);
+    int64_t before_size = 0;
+    for (int round = 0; round < 3; round++) {
+      uint64_t seed = seed0 * 31 + (uint64_t)(sd * 3 + round);
+      unlink(side);
+      pid_t pid = fork();
+      if (pid == 0) child(path, side, seed, round);
+      tu_rng g;
+      tu_rng_seed(&g, seed);
+      struct timespec ts = {0, (long)tu_rng_range(&g, 1, 150) * 1000000L};
+      nanosleep(&ts, NULL);
+      kill(pid, SIGKILL);
+      int status = 0;
+      waitpid(pid, &status, 0);
+      CHECKF(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 0),
+             "child status %d", status);
+      int32_t synced = -1;
+      int sfd = open(side, O_RDONLY);
+      if (sfd >= 0 && pread(sfd, &synced, sizeof synced, 0) != sizeof synced) synced = -1;
+      if (sfd >= 0) close(sfd);
+      CHECKF(ostio__log_recover(path, NULL, NULL) >= 0, "%s", ostio_last_error());
+      ostio__logmap m;
+      ostio__logload st;
+      load(path, &m, &st, (char *)got, CF);
+      /* The model up to the last synced step, and what later steps may add. */
+      static uint8_t want[CF], later[CF];
+      memcpy(want, before, CF);
+      memset(later, 0, CF);
+      int64_t wsize = before_size;
+      for (int s = 0; s < CSTEPS; s++) {
+        int64_t off, len;
+        cstep(seed, s, &off, &len);
+        for (int64_t k = 0; k < len; k++) {
+          if (s <= synced) want[off + k] = cval(round, s, off + k);
+          else later[off + k] = 1;
+        }
+        if (s <= synced && off + len > wsize) wsize = off + len;
+      }
+      int64_t bad = -1;
+      for (int64_t b = 0; b < CF && bad < 0; b++) {
+        if (got[b] == want[b]) continue;
+        int ok = 0;
+        for (int s = synced + 1; later[b] && s < CSTEPS && !ok; s++) {
+          int64_t off, len;
+          cstep(seed, s, &off, &len);
+          ok = b >= off && b < off + len && got[b] == cval(round, s, b);
+        }
+        if (!ok) bad = b;
+      }
+      CHECKF(bad < 0, "seed %d round %d (synced step %d): byte %lld is %d, synced value %d",
+             sd, round, (int)synced, (long long)bad, bad >= 0 ? got[bad] : 0,
+             bad >= 0 ? want[bad] : 0);
+      CHECKF(m.size >= wsize, "size %lld < synced %lld", (long long)m.size, (long long)wsize);
+      CHECKF(check(path, NULL), "after recover: %s", problems);
+      before_size = m.size;
+      ostio__logmap_free(&m);
+      memcpy(before, got, CF);
+      if (sd == 0) printf("crash seed %d round %d: synced through step %d\n", sd, round, (int)synced);
+    }
+  }
+}
+
+int main(void)
+{
+  if (tu_tmpdir(dir, sizeof dir, "logdisk") < 0) return 1;
+  test_damage();
+  test_names();
+  test_compact();
+  test_crash();
+  tu_rmtree(dir);
+  return TEST_DONE();
+}
