@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     int64_t phys = 0;
     for (int64_t i = 0; rc == 0 && i < N; i++) {
       int64_t len = B + (vary && (i & 1));
-      rc = ostio__logw_piece(&lw, 1ull << 32 | 1, (i * W + w) * (B + 1), len, phys);
+      rc = ostio__logw_piece(&lw, 1ull << 32 | 1, (i * W + w) * (B + vary), len, phys);
       phys += len;
       if (lw.nfresh > 4096) lw.nfresh = 0; /* the writer's copy is not needed here */
     }

@@ -75,7 +75,7 @@ static int span_cmp(const void *a, const void *b)
 
 int ostio__logmap_build(ostio__logmap *m)
 {
-  qsort(m->e, m->n, sizeof *m->e, ostio__logent_cmp);
+  if (m->n > 1) qsort(m->e, m->n, sizeof *m->e, ostio__logent_cmp);
   free(m->span);
   free(m->maxend);
   free(m->trunc);
@@ -92,7 +92,7 @@ int ostio__logmap_build(ostio__logmap *m)
     else m->span[m->nspan++] = i;
   }
   span_ent = m->e; /* qsort has no context argument in C11 */
-  qsort(m->span, m->nspan, sizeof *m->span, span_cmp);
+  if (m->nspan > 1) qsort(m->span, m->nspan, sizeof *m->span, span_cmp);
   int64_t mx = 0;
   for (size_t j = 0; j < m->nspan; j++) {
     int64_t end = ostio__logrec_end(&m->e[m->span[j]].r);
@@ -216,7 +216,7 @@ static int sweep(ostio__logres *r, int64_t lo, int64_t hi)
   size_t *order = r->cand;
   for (size_t k = 0; k < np; k++) order[k] = k;
   sort_p = p;
-  qsort(order, np, sizeof *order, piece_cmp);
+  if (np > 1) qsort(order, np, sizeof *order, piece_cmp);
   for (int64_t cur = lo; cur < hi && rc == 0;) {
     while (i < np && p[order[i]].off <= cur) heap_push(r->heap, &nh, p, order[i++]);
     while (nh > 0 && p[r->heap[0]].end <= cur) heap_pop(r->heap, &nh, p);

@@ -242,7 +242,8 @@ int ostio__file_log_open(ostio_file *fh)
     if ((rc = ostio__agree(fh->comm, rc)) == 0) rc = gather(fh, e, n, 1);
     free(e);
     if (rc < 0) return rc;
-    if ((rc = ostio__logmap_build(&L->map)) == 0) L->size_base = L->map.size;
+    if (L->map.nsorted < L->map.n || !L->map.span) rc = ostio__logmap_build(&L->map);
+    if (rc == 0) L->size_base = L->map.size;
     if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
     if (!L->readable) ostio__logmap_free(&L->map);
   }
@@ -394,7 +395,7 @@ static int do_reads(ostio_file *fh, rlist *rl)
 {
   struct ostio__loghandle *L = fh->log;
   int rc = 0;
-  qsort(rl->r, rl->n, sizeof *rl->r, rreq_cmp);
+  if (rl->n > 1) qsort(rl->r, rl->n, sizeof *rl->r, rreq_cmp);
   for (size_t i = 0; i < rl->n && rc == 0;) {
     rreq q = rl->r[i++];
     while (i < rl->n && rl->r[i].src == q.src && rl->r[i].phys == q.phys + q.len &&
