@@ -66,7 +66,7 @@ typedef struct ob_config {
   char hint_val[OB_MAX_HINTS][256];
   int stripe_count;         /* --stripe-count, 0 = not set                       */
   int64_t stripe_size;      /* --stripe-size, 0 = not set                        */
-  char container[16];       /* --container: "plain" or "striped" (ostio APIs only) */
+  char container[16];       /* --container: plain, striped or log (ostio APIs only) */
   int help;                 /* -h / --help seen                                  */
   ob_clock_fn clock;        /* NULL: MPI_Wtime; tests pass a fake clock          */
   void *clock_ctx;

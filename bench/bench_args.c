@@ -212,9 +212,9 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
       if ((rc = parse_count(a, v, 1, &fnxb, err, cap))) return rc;
       if (fnxb > 4096) return usage_err(err, cap, "--flash-nxb: at most 4096");
     } else if (!strcmp(a, "--container")) {
-      if (strcmp(v, "plain") && strcmp(v, "striped"))
-        return usage_err(err, cap, "--container: \"%s\" is not a container kind; use plain or "
-                         "striped", v);
+      if (strcmp(v, "plain") && strcmp(v, "striped") && strcmp(v, "log"))
+        return usage_err(err, cap, "--container: \"%s\" is not a container kind; use plain, "
+                         "striped or log", v);
       snprintf(c->container, sizeof c->container, "%s", v);
     } else if (!strcmp(a, "--seed")) {
       if ((rc = parse_count(a, v, 0, &seed, err, cap))) return rc;
@@ -292,8 +292,9 @@ void ob_usage(FILE *out)
     "  --stripe-size S  striping_unit hint  [unset]\n"
     "  --flash-blocks N FLASH blocks per rank: N + rank mod 3  [80]\n"
     "  --flash-nxb N    FLASH cells per block edge  [16]\n"
-    "  --container KIND ostio APIs write a plain file or a striped container (K objects =\n"
-    "                   --stripe-count or -O ostio_objects=K); MPI-IO, POSIX: plain  [plain]\n"
+    "  --container KIND ostio APIs write a plain file, a striped container (K objects =\n"
+    "                   --stripe-count or -O ostio_objects=K) or a log container;\n"
+    "                   MPI-IO and POSIX always a plain file  [plain]\n"
     "  --seed N         data and random-pattern seed  [1]\n"
     "  -h, --help       this text\n"
     "SIZE and N take k, m, g suffixes (powers of 1024). Exit status: 0 ok, 1 verification\n"

@@ -94,6 +94,8 @@ static void test_every_flag(void)
   CHECK(!strcmp(c.container, "plain"));
   CHECK(parse("-a ostio:ost,mpiio --container striped", &c, err, sizeof err) == OB_OK);
   CHECK(!strcmp(c.container, "striped"));
+  CHECK(parse("-a ostio:independent --container log", &c, err, sizeof err) == OB_OK);
+  CHECK(!strcmp(c.container, "log"));
   /* --flag=value, btio, flash, random, -F with the APIs that allow it */
   CHECK(parse("-p btio --btio-class=s --warmup=0", &c, err, sizeof err) == OB_OK);
   CHECK(c.pat.kind == OB_PAT_BTIO && c.pat.btio_class == 'S' && c.warmup == 0);
@@ -129,7 +131,7 @@ static void test_bad_flags(void)
   bad("--seed x", "--seed");
   bad("--btio-class Z -p btio", "--btio-class");
   bad("--btio-class A", "--btio-class");
-  bad("--container log", "--container");
+  bad("--container logs", "--container");
   bad("--container", "--container");
   bad("-a mpiio,posix --container striped", "--container");
   bad("--flash-nxb 4", "--flash-nxb");
