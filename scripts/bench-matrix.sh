@@ -8,10 +8,11 @@
 # Groups: plain (ior, strided 4 KiB and 47,008 B, flash; 2 ranks),
 #         over (the same with 4 ranks, oversubscribed), btio (class A,
 #         4 ranks), striped (striped containers K = 2, 4 vs MPI-IO: ior,
-#         strided 1 MiB), striped-btio (the same for btio class A, 4 ranks).
+#         strided 1 MiB), striped-btio (the same for btio class A, 4 ranks),
+#         log (log containers vs MPI-IO: strided 4 KiB and 47,008 B).
 # Default: plain. Disk = /tmp, tmpfs = /dev/shm (override DISK=, TMPFS=).
 set -euo pipefail
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 groups=() iters=5 build=build-meas out=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -86,7 +87,15 @@ for g in "${groups[@]}"; do
           one "ctr_btio_k${k}_${fs}" 4 $S -c -W -R -p btio --btio-class A -i "$iters" -o "$dir/obmeas/f"
         done
       done ;;
-    *) echo "bench-matrix: unknown group $g (plain, over, btio, striped, striped-btio)" >&2; exit 2 ;;
+    log)
+      for fs in disk tmpfs; do
+        dir=$DISK; [ $fs = tmpfs ] && dir=$TMPFS
+        mkdir -p "$dir/obmeas"
+        G="-a ostio,mpiio --container log -c -W -R -i $iters"
+        one "log_s4k_${fs}" 2 $G -p strided -t 4k -b 4k -s 4096 -o "$dir/obmeas/f"
+        one "log_s47_${fs}" 2 $G -p strided -t 47008 -b 47008 -s 1024 -o "$dir/obmeas/f"
+      done ;;
+    *) echo "bench-matrix: unknown group $g (plain, over, btio, striped, striped-btio, log)" >&2; exit 2 ;;
   esac
 done
 python3 "$here/scripts/bench-table.py" "$out"/*.json > "$out/tables.md"
