@@ -304,6 +304,42 @@ static void test_index_size(const char *dir)
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* writers=node is in the format but not implemented: refused before creation;
+ * the hint ostio_container applies at creation only (a plain file stays one). */
+static void test_refusals(const char *dir)
+{
+  char path[600];
+  snprintf(path, sizeof path, "%s/node.log", dir);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "ostio_container", "log");
+  MPI_Info_set(info, "ostio_log_writers", "node");
+  ostio_file *fh = NULL;
+  int rc = ostio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh);
+  CHECKF(rc == OSTIO_ENOTSUP && strstr(ostio_last_error(), "not implemented"), "rc %d: %s", rc,
+         ostio_last_error());
+  CHECK(access(path, F_OK) != 0);
+  MPI_Info_free(&info);
+  /* write_all on a read-only handle, and overlapping extents of one rank. */
+  snprintf(path, sizeof path, "%s/ro.log", dir);
+  CHECK(open_log(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, &fh) == 0);
+  if (!fh) return;
+  char buf[200] = {0};
+  ostio_extent ov[2] = {{0, 100}, {50, 100}}, ok = {(int64_t)rank * 100, 100};
+  rc = ostio_write_all(fh, rank == 0 ? ov : &ok, rank == 0 ? 2 : 1, buf);
+  CHECKF(rc == OSTIO_EOVERLAP, "rc %d", rc); /* agreed on every rank */
+  CHECK(ostio_write_all(fh, &ok, 1, buf) == 0); /* the handle stays usable */
+  CHECK(ostio_close(&fh) == 0);
+  CHECK(ostio_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY | MPI_MODE_DELETE_ON_CLOSE,
+                   MPI_INFO_NULL, &fh) == 0);
+  if (fh) {
+    CHECK(ostio_write_all(fh, &ok, 1, buf) == OSTIO_EACCES);
+    int64_t size = 0;
+    CHECK(ostio_get_size(fh, &size) == 0 && size == (int64_t)nprocs * 100);
+    CHECK(ostio_close(&fh) == 0);
+  }
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -320,6 +356,7 @@ int main(int argc, char **argv)
     if (rank == 0) unlink(p);
     MPI_Barrier(MPI_COMM_WORLD);
   }
+  test_refusals(dir);
   if (nprocs == 2) test_index_size(dir);
   ct_rmtree(MPI_COMM_WORLD, dir);
   int status = tu_done_mpi(MPI_COMM_WORLD, "", __FILE__);

@@ -93,6 +93,10 @@ void ostio__logmap_free(ostio__logmap *m);
  * build (done by resolve when needed). */
 int ostio__logmap_add(ostio__logmap *m, const ostio__logent *e, size_t n);
 int ostio__logmap_build(ostio__logmap *m);
+/* Takes e (malloc'ed, cap entries, n used) as the map's own array when the
+ * map is empty (no copy: the memory peak of a large merge), else adds and
+ * frees it; then builds. e is the map's or freed afterwards, also on error. */
+int ostio__logmap_adopt(ostio__logmap *m, ostio__logent *e, size_t n, size_t cap);
 
 /* A resolved piece of the logical file: src -1 means zeros (a hole, or
  * bytes cut by a TRUNC). */

@@ -457,10 +457,11 @@ int ostio__log_load_all(ostio__logdir *d, ostio__logmap *map, ostio__logload *st
   int rc = ostio__log_load_compact(d, &e, &n, &cap, st);
   for (size_t i = 0; rc == 0 && i < d->nsrc; i++)
     if (!(d->src[i].flags & OSTIO__LOGSRC_COVERED)) rc = ostio__log_load_src(d, i, &e, &n, &cap, st);
-  if (rc == 0) rc = ostio__logmap_add(map, e, n);
-  if (rc == 0 && (map->nsorted < map->n || !map->span)) rc = ostio__logmap_build(map);
-  free(e);
-  return rc;
+  if (rc < 0) {
+    free(e);
+    return rc;
+  }
+  return ostio__logmap_adopt(map, e, n, cap);
 }
 
 /* ---- reading ---------------------------------------------------------------------------------- */

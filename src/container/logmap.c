@@ -104,6 +104,20 @@ int ostio__logmap_build(ostio__logmap *m)
   return 0;
 }
 
+int ostio__logmap_adopt(ostio__logmap *m, ostio__logent *e, size_t n, size_t cap)
+{
+  if (m->n > 0) {
+    int rc = ostio__logmap_add(m, e, n);
+    free(e);
+    return rc;
+  }
+  free(m->e);
+  m->e = e;
+  m->n = n;
+  m->cap = cap;
+  return ostio__logmap_build(m);
+}
+
 int ostio__logmap_add(ostio__logmap *m, const ostio__logent *e, size_t n)
 {
   int rc = grow((void **)&m->e, &m->cap, m->n + n, sizeof *m->e);

@@ -384,9 +384,9 @@ static int open_common(const char *path, const char *text, size_t len, int writa
   snprintf(what, sizeof what, "%s/%s", path, OSTIO__CTR_MANIFEST);
   if ((rc = ostio__manifest_parse(text, len, what, &c->m)) < 0) goto done;
   if (objects && c->m.kind != OSTIO__CTR_KIND_STRIPED)
-    rc = ostio__fail(OSTIO_EFORMAT, "%s is a %s container, not a striped one; it has no "
-                     "object files (src/container/log.h opens it)", path,
-                     ostio__ctr_kind_name(c->m.kind));
+    rc = ostio__fail(OSTIO_EFORMAT, "%s is a %s container, not a striped one: it has no "
+                     "object files or stripe layout; `ostio container stat|ls|map` show it",
+                     path, ostio__ctr_kind_name(c->m.kind));
   else if (objects) rc = open_objects(c);
 done:
   free(own);

@@ -47,6 +47,10 @@ int ostio__file_log_create(ostio_file *fh)
   while ((int64_t)p.hostdirs * p.hostdirs < nodes && p.hostdirs < OSTIO__LOG_HOSTDIRS_MAX)
     p.hostdirs++;
   p.writers = fh->hints.ostio_log_writers;
+  if (p.writers == OSTIO__LOG_WRITERS_NODE) /* refused before anything is made */
+    return ostio__fail(OSTIO_ENOTSUP, "%s: ostio_log_writers=node (one data log per node) is "
+                       "part of the format but not implemented by this ostio; use rank",
+                       fh->path);
   snprintf(p.requested, sizeof p.requested, "hostdirs=%d (ceil(sqrt(%d nodes))) writers=%s",
            (int)p.hostdirs, nodes, p.writers ? "node" : "rank");
   return ostio__ctr_create(fh->path, &p, !!(fh->amode & MPI_MODE_EXCL), &created);
@@ -77,8 +81,12 @@ static int gather(ostio_file *fh, const ostio__logent *mine, size_t n, int add_o
     if (MPI_Allgatherv(mine, cnt, L->ent_type, all, counts, displs, L->ent_type, fh->comm) !=
         MPI_SUCCESS)
       rc = ostio__fail(OSTIO_EMPI, "MPI_Allgatherv of index records failed");
-    for (int r = 0; rc == 0 && r < P; r++)
-      if (r != fh->rank || add_own) rc = ostio__logmap_add(&L->map, all + displs[r], (size_t)counts[r]);
+    if (rc == 0 && add_own) { /* at open: the gathered array becomes the map's */
+      rc = ostio__logmap_adopt(&L->map, all, (size_t)total, (size_t)total + 1);
+      all = NULL;
+    }
+    for (int r = 0; rc == 0 && !add_own && r < P; r++)
+      if (r != fh->rank) rc = ostio__logmap_add(&L->map, all + displs[r], (size_t)counts[r]);
     rc = ostio__agree(fh->comm, rc);
   }
   free(all);
