@@ -118,6 +118,8 @@ static int refresh(ostio_file *fh)
   return rc;
 }
 
+/* Every rank holds the same epoch, so this succeeds or fails on all ranks
+ * alike: no agreement needed. */
 static int next_epoch(ostio_file *fh)
 {
   if (fh->log->epoch == UINT32_MAX)
@@ -317,7 +319,7 @@ int ostio__file_log_set_size(ostio_file *fh, int64_t size, int rc)
 {
   struct ostio__loghandle *L = fh->log;
   if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
-  if ((rc = ostio__agree(fh->comm, next_epoch(fh))) < 0) return rc;
+  if ((rc = next_epoch(fh)) < 0) return rc;
   if (fh->rank == 0) {
     ostio__logrec t = {.type = OSTIO__LOGREC_TRUNC, .writer = 0, .seq = seq(L), .lstart = size};
     rc = ostio__logw_append(&L->w, &t);
@@ -327,7 +329,7 @@ int ostio__file_log_set_size(ostio_file *fh, int64_t size, int rc)
   L->size_base = size;
   L->local_end = 0;
   if (L->readable && (rc = refresh(fh)) < 0) return rc;
-  return ostio__agree(fh->comm, next_epoch(fh));
+  return next_epoch(fh);
 }
 
 int ostio__file_log_sync(ostio_file *fh)
@@ -336,9 +338,9 @@ int ostio__file_log_sync(ostio_file *fh)
   int rc = L->w.dfd >= 0 ? ostio__logw_sync(&L->w) : 0;
   if (rc == 0) rc = own_to_map(L);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
-  if ((rc = ostio__agree(fh->comm, next_epoch(fh))) < 0) return rc;
+  if ((rc = next_epoch(fh)) < 0) return rc;
   if (L->readable && (rc = refresh(fh)) < 0) return rc;
-  return ostio__agree(fh->comm, next_epoch(fh));
+  return next_epoch(fh);
 }
 
 int ostio__file_log_delete(ostio_file *fh)
@@ -533,7 +535,7 @@ int ostio__file_log_coll(ostio_file *fh, int is_write, const ostio_extent *ext, 
   if (rc == 0 && bytes > 0 && !buf)
     rc = ostio__fail(OSTIO_EINVAL, "NULL buffer for %lld bytes", (long long)bytes);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
-  if ((rc = ostio__agree(fh->comm, next_epoch(fh))) < 0) goto done;
+  if ((rc = next_epoch(fh)) < 0) goto done;
   double t0 = ostio__now();
   ostio__stat_add(&fh->stats, is_write ? OSTIO__STAT_coll_writes : OSTIO__STAT_coll_reads, 1);
   if (is_write) {
@@ -548,7 +550,7 @@ int ostio__file_log_coll(ostio_file *fh, int is_write, const ostio_extent *ext, 
     free(rl.r);
     rc = ostio__agree(fh->comm, rc);
   }
-  if (rc == 0) rc = ostio__agree(fh->comm, next_epoch(fh));
+  if (rc == 0) rc = next_epoch(fh);
   fh->stats.t[OSTIO__T_time_total] += ostio__now() - t0;
 done:
   free(e);
