@@ -43,5 +43,5 @@ int main(int argc, char **argv)
   }
   ostio_close(&fh);
   MPI_Finalize();
-  return 0;
+  _exit(0); /* no leak report of MPICH's allocations under ASan (normally killed earlier) */
 }
