@@ -155,7 +155,8 @@ static void verify(ostio_file *fh, MPI_Comm comm, const char *what)
   uint8_t *buf = ct_xmalloc((size_t)end + 4096);
   size_t n = 0;
   for (int64_t b = nb - 1; b >= 0; b--)
-    if (b % p == r) e[n++] = (ostio_extent){b * 4096, b * 4096 + 4096 > end ? end - b * 4096 : 4096};
+    if (b % p == r)
+      e[n++] = (ostio_extent){b * 4096, b * 4096 + 4096 > end ? end - b * 4096 : 4096};
   CHECKF(ostio_read_all(fh, e, n, buf) == 0, "%s: %s", what, ostio_last_error());
   int64_t pos = 0, bad = -1;
   for (size_t i = 0; i < n && bad < 0; i++) {

@@ -316,8 +316,14 @@ static void test_fuzz(tu_rng *r)
     int op = (int)tu_rng_range(r, 0, 2);
     size_t at = (size_t)tu_rng_range(r, 0, (int64_t)len - 1);
     if (op == 0) body[at] = (char)tu_rng_range(r, 1, 255);
-    else if (op == 1) memmove(body + at + 1, body + at, len - at), body[at] = (char)tu_rng_next(r), len++;
-    else memmove(body + at, body + at + 1, len - at - 1), len--;
+    if (op == 1) {
+      memmove(body + at + 1, body + at, len - at);
+      body[at] = (char)tu_rng_next(r);
+      len++;
+    } else if (op == 2) {
+      memmove(body + at, body + at + 1, len - at - 1);
+      len--;
+    }
     char *sealed = NULL;
     size_t slen = len;
     if (i % 2) ostio__ctr_seal(body, len, &sealed, &slen);

@@ -456,7 +456,8 @@ int ostio__log_load_all(ostio__logdir *d, ostio__logmap *map, ostio__logload *st
   size_t n = 0, cap = 0;
   int rc = ostio__log_load_compact(d, &e, &n, &cap, st);
   for (size_t i = 0; rc == 0 && i < d->nsrc; i++)
-    if (!(d->src[i].flags & OSTIO__LOGSRC_COVERED)) rc = ostio__log_load_src(d, i, &e, &n, &cap, st);
+    if (!(d->src[i].flags & OSTIO__LOGSRC_COVERED))
+      rc = ostio__log_load_src(d, i, &e, &n, &cap, st);
   if (rc < 0) {
     free(e);
     return rc;
@@ -464,7 +465,7 @@ int ostio__log_load_all(ostio__logdir *d, ostio__logmap *map, ostio__logload *st
   return ostio__logmap_adopt(map, e, n, cap);
 }
 
-/* ---- reading ---------------------------------------------------------------------------------- */
+/* ---- reading ------------------------------------------------------------------------ */
 
 int ostio__log_data_fd(ostio__logdir *d, int32_t src, int *fd)
 {

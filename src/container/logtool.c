@@ -237,7 +237,8 @@ int ostio__log_compact(const char *path, int64_t *nrecords)
                        .seq = (uint64_t)s->session << 32, .lstart = s->index_size};
     ostio__logrec_encode(&c, buf + OSTIO__LOGREC_SIZE * k++);
   }
-  for (size_t i = 0; i < map.n; i++) ostio__logrec_encode(&map.e[i].r, buf + OSTIO__LOGREC_SIZE * k++);
+  for (size_t i = 0; i < map.n; i++)
+    ostio__logrec_encode(&map.e[i].r, buf + OSTIO__LOGREC_SIZE * k++);
   size_t len = k * OSTIO__LOGREC_SIZE, done_b = 0;
   while (done_b < len) {
     ssize_t w = write(fd, buf + done_b, len - done_b);

@@ -163,7 +163,8 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
     /* hostdirs of a new log container: ceil(sqrt(nodes)) (docs/containers.md). */
     MPI_Comm node;
     int leader = 0, me_leader;
-    if (MPI_Comm_split_type(fh->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    if (MPI_Comm_split_type(fh->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
       MPI_Comm_rank(node, &leader);
       MPI_Comm_free(&node);
     }

@@ -1,9 +1,9 @@
 /* ostio container: create, ls, stat, check, flatten, map, recover and
- * compact containers (src/container; docs/containers.md). Log containers'
- * ls, stat, map, recover and compact are in cmd_container_log.c. Subcommands dispatch from one table;
- * what a subcommand shows of a container dispatches on the manifest's kind,
- * so a later kind (issue 6: log) adds its lines without a new parser. Only
- * flatten uses MPI (it runs in parallel under mpiexec). */
+ * compact containers (src/container; docs/containers.md). Subcommands
+ * dispatch from one table; ls and stat dispatch on the manifest's kind (the
+ * log kind's, and map, recover and compact, are in cmd_container_log.c;
+ * check and flatten go through the library for every kind). Only flatten
+ * uses MPI (it runs in parallel under mpiexec). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -148,14 +148,16 @@ static int sub_create(int argc, char **argv)
     if (o.objects || o.stripe_size)
       return cli_usage_error(CMD " create", "--objects and --stripe-size apply to striped "
                              "containers, not with --log");
-    ostio__ctr_params lp = {.kind = OSTIO__CTR_KIND_LOG, .hostdirs = o.hostdirs ? (int32_t)o.hostdirs : 1};
+    ostio__ctr_params lp = {.kind = OSTIO__CTR_KIND_LOG,
+                            .hostdirs = o.hostdirs ? (int32_t)o.hostdirs : 1};
     if (o.hostdirs > OSTIO__LOG_HOSTDIRS_MAX)
       return cli_usage_error(CMD " create", "--hostdirs %" PRId64 ": at most 1000", o.hostdirs);
     snprintf(lp.requested, sizeof lp.requested, "hostdirs=%d (from the command line) writers=rank",
              (int)lp.hostdirs);
     int made = 0;
     if ((rc = ostio__ctr_create(path, &lp, 1, &made)) < 0) return cli_lib_error(CMD " create", rc);
-    printf("%s: log container, %d hostdir%s\n", path, (int)lp.hostdirs, lp.hostdirs == 1 ? "" : "s");
+    printf("%s: log container, %d hostdir%s\n", path, (int)lp.hostdirs,
+           lp.hostdirs == 1 ? "" : "s");
     return CLI_OK;
   }
   ostio__hints h;

@@ -44,7 +44,8 @@ int log_ls(const char *path, int json)
              s->flags & OSTIO__LOGSRC_COVERED ? "  compacted" : "");
   }
   if (json) printf("], \"compact_bytes\": %" PRId64 "}\n", d->compact_size);
-  else if (d->compact) printf("%s: %" PRId64 " bytes, current\n", OSTIO__LOG_COMPACT, d->compact_size);
+  else if (d->compact)
+    printf("%s: %" PRId64 " bytes, current\n", OSTIO__LOG_COMPACT, d->compact_size);
   ostio__log_close(&d);
   return CLI_OK;
 }
