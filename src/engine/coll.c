@@ -434,12 +434,14 @@ int ostio__coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n,
   return rc;
 }
 
-int ostio_write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const void *buf)
+/* The engine's entry points; the public ostio_write_all / ostio_read_all
+ * (src/file/file.c) send log containers elsewhere and the rest here. */
+int ostio__engine_write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const void *buf)
 {
   return ostio__coll(fh, 1, ext, n, (void *)buf);
 }
 
-int ostio_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
+int ostio__engine_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
 {
   return ostio__coll(fh, 0, ext, n, buf);
 }
