@@ -308,12 +308,10 @@ static int is_container(const run *x)
   return x->api->kind == OB_API_OSTIO && strcmp(x->c->container, "plain") != 0;
 }
 
-static int range_io(run *x, ostio_file *ofh, int fd, int write, uint8_t *b, int64_t len,
-                    int64_t off)
+static int range_io(ostio_file *ofh, int fd, int write, uint8_t *b, int64_t len, int64_t off)
 {
   if (ofh) return (write ? ostio_write_at(ofh, off, b, (size_t)len)
                          : ostio_read_at(ofh, off, b, (size_t)len)) ? EIO : 0;
-  (void)x;
   return full_io(fd, write, b, len, off);
 }
 
@@ -345,9 +343,9 @@ static void corrupt(run *x, const side *w)
         ostio_file *ofh;
         int fd;
         int64_t off = w->plan.steps[s].ext[0].offset;
-        if (open_check(x, 1, &ofh, &fd) == 0 && range_io(x, ofh, fd, 0, &b, 1, off) == 0) {
+        if (open_check(x, 1, &ofh, &fd) == 0 && range_io(ofh, fd, 0, &b, 1, off) == 0) {
           b ^= 0xff;
-          range_io(x, ofh, fd, 1, &b, 1, off);
+          range_io(ofh, fd, 1, &b, 1, off);
         }
         close_check(&ofh, fd);
         break;
@@ -365,7 +363,7 @@ static int verify_written(run *x, const side *w, uint8_t *vbuf)
     const ob_step *st = &w->plan.steps[s];
     uint8_t *b = vbuf;
     for (size_t i = 0; i < st->n && !bad; i++) {
-      bad = range_io(x, ofh, fd, 0, b, st->ext[i].length, st->ext[i].offset) != 0;
+      bad = range_io(ofh, fd, 0, b, st->ext[i].length, st->ext[i].offset) != 0;
       b += st->ext[i].length;
     }
     if (!bad) bad = ob_check(vbuf, st->ext, st->n, x->c->pat.seed) >= 0;

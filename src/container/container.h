@@ -163,6 +163,10 @@ int ostio__ctr_remove(const char *path);
  * number of problems (0 = clean) or a negative code when the container
  * cannot be read at all (then nothing was reported). */
 typedef void (*ostio__ctr_report)(void *arg, const char *problem);
+/* Formats one finding and passes it to report (when not NULL); returns 1,
+ * so callers can count findings with `n += ostio__ctr_say(...)`. */
+int ostio__ctr_say(ostio__ctr_report report, void *arg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 int ostio__ctr_check(const char *path, ostio__ctr_report report, void *arg);
 
 #endif

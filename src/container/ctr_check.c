@@ -16,16 +16,14 @@
 #include "container/log.h"
 #include "core/error.h"
 
-static int say(ostio__ctr_report report, void *arg, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int say(ostio__ctr_report report, void *arg, const char *fmt, ...)
+int ostio__ctr_say(ostio__ctr_report report, void *arg, const char *fmt, ...)
 {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  report(arg, msg);
+  if (report) report(arg, msg);
   return 1;
 }
 
@@ -48,8 +46,9 @@ static int strays(const char *path, int dirfd, const ostio__manifest *m,
     int known = 0;
     for (int32_t i = 0; i < m->nobjects && !known; i++) known = !strcmp(name, m->names[i]);
     if (!known)
-      n += say(report, arg, "%s: \"%s\" is not part of the container (a leftover temporary "
-               "file or a foreign file)", path, name);
+      n += ostio__ctr_say(report, arg,
+                          "%s: \"%s\" is not part of the container (a leftover temporary "
+                          "file or a foreign file)", path, name);
   }
   closedir(d);
   return n;
@@ -68,7 +67,7 @@ int ostio__ctr_check(const char *path, ostio__ctr_report report, void *arg)
   snprintf(what, sizeof what, "%s/%s", path, OSTIO__CTR_MANIFEST);
   if (ostio__ctr_read_manifest(path, dirfd, &text, &len) < 0 ||
       ostio__manifest_parse(text, len, what, &m) < 0) {
-    n += say(report, arg, "%s", ostio_last_error());
+    n += ostio__ctr_say(report, arg, "%s", ostio_last_error());
     goto done;
   }
   if (m.kind == OSTIO__CTR_KIND_LOG) { /* the log kind checks its own files */
@@ -84,11 +83,11 @@ int ostio__ctr_check(const char *path, ostio__ctr_report report, void *arg)
   for (int32_t i = 0; i < m.nobjects; i++) {
     struct stat st;
     if (fstatat(dirfd, m.names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
-      n += say(report, arg, "%s: object %d (%s) is missing", path, (int)i, m.names[i]);
+      n += ostio__ctr_say(report, arg, "%s: object %d (%s) is missing", path, (int)i, m.names[i]);
       objects_ok = 0;
     } else if (!S_ISREG(st.st_mode)) {
-      n += say(report, arg, "%s: object %d (%s) is not a regular file", path, (int)i,
-               m.names[i]);
+      n += ostio__ctr_say(report, arg, "%s: object %d (%s) is not a regular file", path, (int)i,
+                          m.names[i]);
       objects_ok = 0;
     } else {
       os[i] = (int64_t)st.st_size;
@@ -98,10 +97,11 @@ int ostio__ctr_check(const char *path, ostio__ctr_report report, void *arg)
   ostio__sizerec rec;
   int rc = ostio__sizerec_read(dirfd, path, &rec);
   if (rc == OSTIO_ENOENT) {
-    n += say(report, arg, "%s: the size record %s is missing (the objects imply %lld bytes)",
-             path, OSTIO__CTR_SIZEREC, (long long)derived);
+    n += ostio__ctr_say(report, arg,
+                        "%s: the size record %s is missing (the objects imply %lld bytes)",
+                        path, OSTIO__CTR_SIZEREC, (long long)derived);
   } else if (rc < 0) {
-    n += say(report, arg, "%s", ostio_last_error());
+    n += ostio__ctr_say(report, arg, "%s", ostio_last_error());
   } else if (rec.clean && objects_ok && derived != rec.size) {
     /* Name each object whose size disagrees with the recorded logical size. */
     for (int32_t i = 0; i < m.nobjects; i++) {
@@ -109,13 +109,13 @@ int ostio__ctr_check(const char *path, ostio__ctr_report report, void *arg)
       int64_t last = rec.size - 1;
       int holds_last = rec.size > 0 && last / m.stripe_size % m.nobjects == i;
       if (os[i] > want)
-        n += say(report, arg, "%s: object %s is longer than the size record says: %lld "
-                 "bytes, the clean size record (%lld bytes) allows %lld", path, m.names[i],
-                 (long long)os[i], (long long)rec.size, (long long)want);
+        n += ostio__ctr_say(report, arg, "%s: object %s is longer than the size record says: %lld "
+                            "bytes, the clean size record (%lld bytes) allows %lld", path,
+                            m.names[i], (long long)os[i], (long long)rec.size, (long long)want);
       else if (holds_last && os[i] < want)
-        n += say(report, arg, "%s: object %s is shorter than the size record says: %lld "
-                 "bytes, the clean size record (%lld bytes) needs %lld", path, m.names[i],
-                 (long long)os[i], (long long)rec.size, (long long)want);
+        n += ostio__ctr_say(report, arg, "%s: object %s is shorter than the size record says: %lld "
+                            "bytes, the clean size record (%lld bytes) needs %lld", path,
+                            m.names[i], (long long)os[i], (long long)rec.size, (long long)want);
     }
   }
   n += strays(path, dirfd, &m, report, arg);

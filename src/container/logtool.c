@@ -15,18 +15,6 @@
 #include "container/log.h"
 #include "core/error.h"
 
-static int say(ostio__ctr_report report, void *arg, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int say(ostio__ctr_report report, void *arg, const char *fmt, ...)
-{
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (report) report(arg, msg);
-  return 1;
-}
 
 static int leftover(const char *n)
 {
@@ -52,7 +40,7 @@ static int strays(ostio__logdir *d, int fix, ostio__ctr_report report, void *arg
       continue;
     if (fix && leftover(nm)) {
       if (unlinkat(d->dirfd, nm, 0) == 0)
-        n += say(report, arg, "%s: removed the leftover temporary file %s", d->path, nm);
+        n += ostio__ctr_say(report, arg, "%s: removed the leftover temporary file %s", d->path, nm);
       continue;
     }
     int h = -1;
@@ -63,10 +51,10 @@ static int strays(ostio__logdir *d, int fix, ostio__ctr_report report, void *arg
                   ? openat(d->dirfd, nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
     if (hfd < 0) {
       if (!fix)
-        n += say(report, arg, "%s: \"%s\" is not part of the container (expected "
-                 "hostdir.000 to hostdir.%03d, %s, %s or %s); readers ignore it", d->path, nm,
-                 (int)d->m.hostdirs - 1, OSTIO__CTR_MANIFEST, OSTIO__CTR_SIZEREC,
-                 OSTIO__LOG_COMPACT);
+        n += ostio__ctr_say(report, arg, "%s: \"%s\" is not part of the container (expected "
+                            "hostdir.000 to hostdir.%03d, %s, %s or %s); readers ignore it",
+                            d->path, nm, (int)d->m.hostdirs - 1, OSTIO__CTR_MANIFEST,
+                            OSTIO__CTR_SIZEREC, OSTIO__LOG_COMPACT);
       continue;
     }
     DIR *hd = fdopendir(hfd);
@@ -82,9 +70,10 @@ static int strays(ostio__logdir *d, int fix, ostio__ctr_report report, void *arg
         ok = i >= 0 && d->src[i].hostdir == h;
       }
       if (!ok && !fix)
-        n += say(report, arg, "%s: %s/%s is not a log of this container (expected regular "
-                 "files data.S.W and index.S.W, each writer in one hostdir); readers ignore "
-                 "it", d->path, nm, f->d_name);
+        n += ostio__ctr_say(report, arg,
+                            "%s: %s/%s is not a log of this container (expected regular "
+                            "files data.S.W and index.S.W, each writer in one hostdir); "
+                            "readers ignore it", d->path, nm, f->d_name);
     }
     if (hd) closedir(hd);
     else close(hfd);
@@ -105,7 +94,7 @@ int ostio__log_check(const char *path, ostio__ctr_report report, void *arg)
 {
   ostio__logdir *d = NULL;
   int n = 0, rc = open_scanned(path, &d);
-  if (rc < 0) return say(report, arg, "%s", ostio_last_error());
+  if (rc < 0) return ostio__ctr_say(report, arg, "%s", ostio_last_error());
   ostio__logmap map;
   ostio__logmap_init(&map);
   ostio__logent *e = NULL;
@@ -115,38 +104,42 @@ int ostio__log_check(const char *path, ostio__ctr_report report, void *arg)
     char name[64];
     if (!(s->flags & OSTIO__LOGSRC_DATA) && (s->flags & OSTIO__LOGSRC_INDEX)) {
       ostio__log_name(name, sizeof name, s->hostdir, "index", s->session, s->writer);
-      n += say(report, arg, "%s: %s has no data log beside it", path, name);
+      n += ostio__ctr_say(report, arg, "%s: %s has no data log beside it", path, name);
     }
     ostio__logload st = {0};
     ne = 0;
     if ((rc = ostio__log_load_src(d, i, &e, &ne, &cap, &st)) < 0) {
-      n += say(report, arg, "%s", ostio_last_error());
+      n += ostio__ctr_say(report, arg, "%s", ostio_last_error());
       continue;
     }
-    if (st.first_problem[0]) n += say(report, arg, "%s", st.first_problem);
+    if (st.first_problem[0]) n += ostio__ctr_say(report, arg, "%s", st.first_problem);
   }
   if (!d->compact && faccessat(d->dirfd, OSTIO__LOG_COMPACT, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-    n += say(report, arg, "%s: %s is stale (the logs it covers changed) or damaged; readers "
-             "ignore it; `ostio container recover` removes it, `compact` rewrites it", path,
-             OSTIO__LOG_COMPACT);
+    n += ostio__ctr_say(report, arg,
+                        "%s: %s is stale (the logs it covers changed) or damaged; readers "
+                        "ignore it; `ostio container recover` removes it, `compact` rewrites it",
+                        path, OSTIO__LOG_COMPACT);
   ostio__logload st = {0};
   if ((rc = ostio__log_load_all(d, &map, &st)) < 0) {
-    n += say(report, arg, "%s", ostio_last_error());
+    n += ostio__ctr_say(report, arg, "%s", ostio_last_error());
   } else {
     ostio__sizerec rec;
     rc = ostio__sizerec_read(d->dirfd, path, &rec);
     if (rc == OSTIO_ENOENT)
-      n += say(report, arg, "%s: the size record %s is missing (the index implies %lld "
-               "bytes)", path, OSTIO__CTR_SIZEREC, (long long)map.size);
-    else if (rc < 0) n += say(report, arg, "%s", ostio_last_error());
+      n += ostio__ctr_say(report, arg, "%s: the size record %s is missing (the index implies %lld "
+                          "bytes)", path, OSTIO__CTR_SIZEREC, (long long)map.size);
+    else if (rc < 0) n += ostio__ctr_say(report, arg, "%s", ostio_last_error());
     else if (!rec.clean)
-      n += say(report, arg, "%s: the size record says \"open\": a writer has the container "
-               "open or crashed (the index implies %lld bytes); `recover` records it clean",
-               path, (long long)map.size);
+      n += ostio__ctr_say(report, arg,
+                          "%s: the size record says \"open\": a writer has the container "
+                          "open or crashed (the index implies %lld bytes); `recover` records it "
+                          "clean",
+                          path, (long long)map.size);
     else if (rec.size != map.size)
-      n += say(report, arg, "%s: the clean size record says %lld bytes, the index implies "
-               "%lld; readers with the index trust it", path, (long long)rec.size,
-               (long long)map.size);
+      n += ostio__ctr_say(report, arg,
+                          "%s: the clean size record says %lld bytes, the index implies "
+                          "%lld; readers with the index trust it", path, (long long)rec.size,
+                          (long long)map.size);
   }
   n += strays(d, 0, report, arg);
   free(e);
@@ -179,12 +172,12 @@ int ostio__log_recover(const char *path, ostio__ctr_report report, void *arg)
                        name, strerror(errno));
     if (hfd >= 0) close(hfd);
     if (rc == 0)
-      n += say(report, arg, "%s: cut %s from %lld to %lld bytes (%s)", path, name,
-               (long long)s->index_size, (long long)keep, st.first_problem);
+      n += ostio__ctr_say(report, arg, "%s: cut %s from %lld to %lld bytes (%s)", path, name,
+                          (long long)s->index_size, (long long)keep, st.first_problem);
   }
   free(e);
   if (rc == 0 && !d->compact && unlinkat(d->dirfd, OSTIO__LOG_COMPACT, 0) == 0)
-    n += say(report, arg, "%s: removed the stale %s", path, OSTIO__LOG_COMPACT);
+    n += ostio__ctr_say(report, arg, "%s: removed the stale %s", path, OSTIO__LOG_COMPACT);
   if (rc == 0) n += strays(d, 1, report, arg);
   ostio__log_close(&d);
   if (rc < 0) return rc;
@@ -197,8 +190,9 @@ int ostio__log_recover(const char *path, ostio__ctr_report report, void *arg)
   int had = rc == 0 ? ostio__sizerec_read(d->dirfd, path, &old) : rc;
   if (rc == 0 && (had < 0 || !old.clean || old.size != map.size)) {
     rc = ostio__sizerec_write(d->dirfd, path, &(ostio__sizerec){1, map.size});
-    if (rc == 0) n += say(report, arg, "%s: size record written: clean, %lld bytes", path,
-                          (long long)map.size);
+    if (rc == 0) n += ostio__ctr_say(report, arg,
+                                     "%s: size record written: clean, %lld bytes", path,
+                                     (long long)map.size);
   }
   ostio__logmap_free(&map);
   ostio__log_close(&d);
