@@ -9,7 +9,7 @@
 #         over (the same with 4 ranks, oversubscribed), btio (class A,
 #         4 ranks), striped (striped containers K = 2, 4 vs MPI-IO: ior,
 #         strided 1 MiB), striped-btio (the same for btio class A, 4 ranks),
-#         log (log containers vs MPI-IO: strided 4 KiB and 47,008 B).
+#         log (log containers vs MPI-IO: strided 4 KiB (32 and 128 MiB) and 47,008 B).
 # Default: plain. Disk = /tmp, tmpfs = /dev/shm (override DISK=, TMPFS=).
 set -euo pipefail
 usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -94,6 +94,7 @@ for g in "${groups[@]}"; do
         G="-a ostio,mpiio --container log -c -W -R -i $iters"
         one "log_s4k_${fs}" 2 $G -p strided -t 4k -b 4k -s 4096 -o "$dir/obmeas/f"
         one "log_s47_${fs}" 2 $G -p strided -t 47008 -b 47008 -s 1024 -o "$dir/obmeas/f"
+        one "log_s4k128_${fs}" 2 $G -p strided -t 4k -b 4k -s 16384 -o "$dir/obmeas/f"
       done ;;
     *) echo "bench-matrix: unknown group $g (plain, over, btio, striped, striped-btio, log)" >&2; exit 2 ;;
   esac
