@@ -12,6 +12,7 @@
 #include "core/agree.h"
 #include "container/container.h"
 #include "core/error.h"
+#include "file/file_log.h"
 #include "layout/source.h"
 #include "plan/aggr.h"
 
@@ -161,10 +162,9 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
   fh->can_write = !(amode & MPI_MODE_RDONLY);
   if (fh->hints.ostio_container == OSTIO__CONTAINER_LOG && (amode & MPI_MODE_CREATE)) {
     /* hostdirs of a new log container: ceil(sqrt(nodes)) (docs/containers.md). */
-    MPI_Comm node;
+    MPI_Comm node; /* the nodes writers=node uses (file_log_node.c) */
     int leader = 0, me_leader;
-    if (MPI_Comm_split_type(fh->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS) {
+    if (ostio__log_node_comm(fh->comm, &node) == 0) {
       MPI_Comm_rank(node, &leader);
       MPI_Comm_free(&node);
     }

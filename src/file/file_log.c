@@ -6,6 +6,8 @@
  * written since. Every collective call advances the epoch (the low half of
  * each record's seq) on entry and on exit, so writes before, inside and
  * after a collective call are ordered. Errors are agreed with ostio__agree.
+ * With writers=node, write_all instead funnels each node's bytes through
+ * the node's leader (file_log_node.c); write_at stays on the rank's logs.
  * See docs/containers.md, "Log containers". */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include "core/agree.h"
 #include "core/error.h"
 #include "file/file.h"
+#include "file/file_log.h"
 #include "layout/source.h"
 
 struct ostio__loghandle {
@@ -31,6 +34,7 @@ struct ostio__loghandle {
   int64_t local_end;       /* end of this rank's writes since then           */
   int32_t own_src;         /* this rank's data log in d->src (-1: read-only)  */
   MPI_Datatype ent_type;
+  MPI_Comm node;           /* writers=node, writable: the node's ranks      */
   int *counts, *displs;    /* per rank, allocated at open (agreed)          */
 };
 
@@ -47,10 +51,6 @@ int ostio__file_log_create(ostio_file *fh)
   while ((int64_t)p.hostdirs * p.hostdirs < nodes && p.hostdirs < OSTIO__LOG_HOSTDIRS_MAX)
     p.hostdirs++;
   p.writers = fh->hints.ostio_log_writers;
-  if (p.writers == OSTIO__LOG_WRITERS_NODE) /* refused before anything is made */
-    return ostio__fail(OSTIO_ENOTSUP, "%s: ostio_log_writers=node (one data log per node) is "
-                       "part of the format but not implemented by this ostio; use rank",
-                       fh->path);
   snprintf(p.requested, sizeof p.requested, "hostdirs=%d (ceil(sqrt(%d nodes))) writers=%s",
            (int)p.hostdirs, nodes, p.writers ? "node" : "rank");
   return ostio__ctr_create(fh->path, &p, !!(fh->amode & MPI_MODE_EXCL), &created);
@@ -196,6 +196,7 @@ int ostio__file_log_open(ostio_file *fh)
   L->displs = cd + fh->nprocs;
   ostio__logmap_init(&L->map);
   L->ent_type = MPI_DATATYPE_NULL;
+  L->node = MPI_COMM_NULL;
   L->own_src = -1;
   L->writable = fh->can_write;
   L->readable = fh->can_read;
@@ -208,10 +209,10 @@ int ostio__file_log_open(ostio_file *fh)
   ostio__sizerec rec = {0, 0};
   int have_rec = 0;
   if ((rc = share_listing(fh, rc, &rec, &have_rec)) < 0) return rc;
-  if (L->d->m.writers == OSTIO__LOG_WRITERS_NODE)
-    return ostio__fail(OSTIO_ENOTSUP, "%s: writers=node (one data log per node) is part of "
-                       "the format but not implemented by this ostio; use writers=rank",
-                       fh->path);
+  /* writers=node: write_all funnels through the node's leader (file_log_node.c). */
+  if (L->writable && L->d->m.writers == OSTIO__LOG_WRITERS_NODE &&
+      (rc = ostio__agree(fh->comm, ostio__log_node_comm(fh->comm, &L->node))) < 0)
+    return rc;
   ostio__logw_init(&L->w, L->d, 0, (uint32_t)fh->rank, 0);
   if (L->writable) {
     char host[256] = "localhost";
@@ -277,6 +278,7 @@ void ostio__file_log_free(ostio_file *fh)
   ostio__logmap_free(&L->map);
   ostio__logres_free(&L->res);
   if (L->ent_type != MPI_DATATYPE_NULL) MPI_Type_free(&L->ent_type);
+  if (L->node != MPI_COMM_NULL) MPI_Comm_free(&L->node);
   free(L->counts);
   free(L);
   fh->log = NULL;
@@ -444,10 +446,7 @@ int ostio__file_log_read_at(ostio_file *fh, int64_t off, void *buf, size_t len)
   return rc;
 }
 
-typedef struct lext {
-  int64_t off, len, bufoff;
-  size_t i;
-} lext;
+typedef ostio__lext lext;
 
 static int lext_cmp(const void *a, const void *b)
 {
@@ -491,9 +490,21 @@ static int local_extents(const ostio_extent *ext, size_t n, lext **out, size_t *
   return 0;
 }
 
+/* writers=node: rounds of at most cb_buffer_size, and at most this. */
+#define FUNNEL_ROUND_MAX (INT64_C(64) << 20)
+
 static int coll_write(ostio_file *fh, const lext *e, size_t n, const char *buf)
 {
   struct ostio__loghandle *L = fh->log;
+  if (L->node != MPI_COMM_NULL) { /* collective over the node, even when n = 0 */
+    int64_t round = fh->hints.cb_buffer_size;
+    if (round < 1 || round > FUNNEL_ROUND_MAX) round = FUNNEL_ROUND_MAX;
+    int rc = ostio__log_funnel(L->node, &fh->io, &L->w, seq(L), round, e, n, buf);
+    if (rc == 0) rc = own_to_map(L); /* the leader's records; nothing elsewhere */
+    for (size_t i = 0; rc == 0 && i < n; i++)
+      if (e[i].off + e[i].len > L->local_end) L->local_end = e[i].off + e[i].len;
+    return rc;
+  }
   if (n == 0) return 0;
   int rc = ostio__logw_create(&L->w);
   ostio__io_req *r = rc == 0 ? malloc(n * sizeof *r) : NULL;

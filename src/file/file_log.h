@@ -1,0 +1,35 @@
+/* Shared by file_log.c (the MPI side of log containers) and file_log_node.c
+ * (writers=node: the funnel of write_all through a node leader). Internal. */
+#ifndef OSTIO_FILE_FILE_LOG_H
+#define OSTIO_FILE_FILE_LOG_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "container/log.h"
+#include "io/io.h"
+
+/* One extent of a write_all, checked; bufoff is its place in the buffer. */
+typedef struct ostio__lext {
+  int64_t off, len, bufoff;
+  size_t i;
+} ostio__lext;
+
+/* The node communicator of comm: MPI_COMM_TYPE_SHARED, or, when the test
+ * knob OSTIO_TEST_RANKS_PER_NODE=N is set, ranks r with equal r / N (so one
+ * machine can have several "nodes"). Ranks keep comm's order: node rank 0
+ * is the node's lowest rank, its leader. Collective on comm. */
+int ostio__log_node_comm(MPI_Comm comm, MPI_Comm *node);
+
+/* writers=node: the write_all part of one rank. Every rank of `node` sends
+ * its extents e[0..n) (sorted by offset, bytes in buf) to the leader in
+ * rounds of at most `round` bytes for the whole node (MPI_Gatherv); the
+ * leader appends each round to its data log (w, through io), then, once
+ * every byte is there, adds the pieces to w's compressor with seq, in rank
+ * order and, within a rank, in e's order. The outcome is agreed over node;
+ * no rank waits for a leader that failed. */
+int ostio__log_funnel(MPI_Comm node, ostio__io *io, ostio__logw *w, uint64_t seq,
+                      int64_t round, const ostio__lext *e, size_t n, const char *buf);
+
+#endif
