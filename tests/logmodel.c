@@ -79,10 +79,12 @@ int lm_open(MPI_Comm comm, const char *path, int amode, const char *hints, ostio
   return rc;
 }
 
-void lm_init(void)
+void lm_init(int *rank_out, int *nprocs_out)
 {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  *rank_out = rank;
+  *nprocs_out = nprocs;
   lm_reset();
 }
 
@@ -298,5 +300,7 @@ void lm_test_random(const char *dir, uint64_t seed, const char *hints)
                    MPI_INFO_NULL, &fh) == 0);
   if (fh) lm_verify(fh, MPI_COMM_WORLD, "session 3 after compact"), CHECK(ostio_close(&fh) == 0);
   CHECK(access(path, F_OK) != 0); /* DELETE_ON_CLOSE removed the container */
+  if (rank == 0) unlink(flat);
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 

@@ -21,8 +21,8 @@
 
 #define LM_SPAN (192 * 1024) /* model span */
 
-/* Rank and size of MPI_COMM_WORLD; the model empty. */
-void lm_init(void);
+/* Rank and size of MPI_COMM_WORLD (also to the caller); the model empty. */
+void lm_init(int *rank, int *nprocs);
 void lm_reset(void);
 int64_t lm_size(void);
 /* ostio_open with ostio_container=log plus `hints` ("key=value" words; NULL
@@ -45,7 +45,8 @@ void lm_verify(ostio_file *fh, MPI_Comm comm, const char *what);
 void lm_serial_check(const char *path, const char *what);
 /* Two write sessions of 60 steps created with `hints`, read back on the same
  * ranks, on another rank count, serially, after flatten, after compact, and
- * a third session after compact; DELETE_ON_CLOSE removes it. */
+ * a third session after compact; DELETE_ON_CLOSE removes it (and the
+ * flattened copy is removed). */
 void lm_test_random(const char *dir, uint64_t seed, const char *hints);
 
 #endif

@@ -148,21 +148,14 @@ static void test_fault(const char *dir)
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-  lm_init();
+  lm_init(&rank, &nprocs);
   find_nodes();
   uint64_t seed = ct_seed(MPI_COMM_WORLD, 6066);
   char dir[512];
   if (ct_tmpdir(MPI_COMM_WORLD, dir, sizeof dir, "lognode") < 0) MPI_Abort(MPI_COMM_WORLD, 1);
   int rounds = argc > 1 ? atoi(argv[1]) : 1;
-  for (int i = 0; i < rounds; i++) {
+  for (int i = 0; i < rounds; i++)
     lm_test_random(dir, ct_mix(seed, (uint64_t)i), "ostio_log_writers=node cb_buffer_size=3000");
-    char p[700];
-    snprintf(p, sizeof p, "%s/rand.flat", dir);
-    if (rank == 0) unlink(p);
-    MPI_Barrier(MPI_COMM_WORLD);
-  }
   test_files(dir, ct_mix(seed, 99));
   test_fault(dir);
   if (rank == 0)
