@@ -179,6 +179,10 @@ int ostio__log_data_fd(ostio__logdir *d, int32_t src, int *fd);
 /* Serial read through the map: holes and cut bytes are zeros. */
 int ostio__log_read(ostio__logdir *d, ostio__logmap *map, ostio__logres *res, int64_t off,
                     int64_t len, void *buf);
+/* The same with `extra` entries after the map's (as ostio__logmap_resolve:
+ * a writer's pending record). */
+int ostio__log_read_x(ostio__logdir *d, ostio__logmap *map, const ostio__logent *extra,
+                      size_t nextra, ostio__logres *res, int64_t off, int64_t len, void *buf);
 /* hostdir number of this host: FNV-1a(hostname) mod hostdirs. */
 int32_t ostio__log_hostdir_of(const char *host, int32_t hostdirs);
 /* "hostdir.HHH/data.S.W" (or index) into buf. */

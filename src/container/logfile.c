@@ -487,7 +487,13 @@ int ostio__log_data_fd(ostio__logdir *d, int32_t src, int *fd)
 int ostio__log_read(ostio__logdir *d, ostio__logmap *map, ostio__logres *res, int64_t off,
                     int64_t len, void *buf)
 {
-  int rc = ostio__logmap_resolve(map, NULL, 0, off, len, res);
+  return ostio__log_read_x(d, map, NULL, 0, res, off, len, buf);
+}
+
+int ostio__log_read_x(ostio__logdir *d, ostio__logmap *map, const ostio__logent *extra,
+                      size_t nextra, ostio__logres *res, int64_t off, int64_t len, void *buf)
+{
+  int rc = ostio__logmap_resolve(map, extra, nextra, off, len, res);
   for (size_t i = 0; rc == 0 && i < res->nseg; i++) {
     const ostio__logseg *s = &res->seg[i];
     char *p = (char *)buf + (s->off - off);

@@ -51,13 +51,6 @@ static int is_core(int id)
   }
 }
 
-double ostio__now(void)
-{
-  struct timespec ts;
-  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0.0;
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int ostio__stats_get(const ostio__stats *s, const char *name, double *value)
 {
   if (!s || !value) return ostio__fail(OSTIO_EINVAL, "statistics lookup: NULL statistics or "

@@ -1,0 +1,303 @@
+/* Metadata: the stat family (glibc 2.33+ names, the old __xstat family,
+ * statx), fstatfs, unlink, rmdir, rename, truncate, chmod and utimensat on
+ * containers. A container stats as a regular file: the real call runs
+ * first and only a directory result under a prefix is looked at again. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "preload/preload.h"
+
+PL_DECL_REAL(fstatat);
+PL_DECL_REAL(fstat);
+PL_DECL_REAL(statx);
+PL_DECL_REAL(fstatfs);
+PL_DECL_REAL(unlink);
+PL_DECL_REAL(unlinkat);
+PL_DECL_REAL(rmdir);
+PL_DECL_REAL(rename);
+PL_DECL_REAL(renameat);
+PL_DECL_REAL(renameat2);
+PL_DECL_REAL(truncate);
+PL_DECL_REAL(chmod);
+PL_DECL_REAL(fchmodat);
+PL_DECL_REAL(utimensat);
+
+#define OURS(fd) (ostio__pl_fd_ours(fd) && !ostio__pl_inside)
+
+/* NULL or "" (kept out of line: libc declares some of these nonnull). */
+__attribute__((noinline)) static int no_name(const char *p) { return !p || !*p; }
+
+static int set_errno(int rc)
+{
+  errno = -rc;
+  return -1;
+}
+
+static void put(ostio__pl_desc *d)
+{
+  void *o = ostio__pl_desc_put(d);
+  if (o) {
+    ostio__pl_inside++;
+    ostio__pl_obj_release(o);
+    ostio__pl_inside--;
+  }
+}
+
+static int fd_stat(int fd, struct stat *st)
+{
+  ostio__pl_desc *d = ostio__pl_fdtab_get(fd);
+  if (!d) return PL_REAL(fstat)(fd, st);
+  ostio__pl_inside++;
+  int rc = ostio__pl_obj_stat(d->obj, st);
+  ostio__pl_inside--;
+  put(d);
+  return rc < 0 ? set_errno(rc) : 0;
+}
+
+/* After a real stat said "directory": a container under a prefix? */
+static int is_ctr(int dirfd, const char *path, char *norm)
+{
+  return ostio__pl_active() && ostio__pl_classify(dirfd, path, norm) == PL_PATH_CTR;
+}
+
+static int at_stat(int dirfd, const char *path, struct stat *st, int flags)
+{
+  if ((flags & AT_EMPTY_PATH) && no_name(path) && OURS(dirfd)) return fd_stat(dirfd, st);
+  int rc = PL_REAL(fstatat)(dirfd, path, st, flags);
+  char norm[PL_PATH_MAX];
+  if (rc != 0 || !S_ISDIR(st->st_mode) || !is_ctr(dirfd, path, norm)) return rc;
+  ostio__pl_inside++;
+  int r = ostio__pl_ctr_stat(norm, st);
+  ostio__pl_inside--;
+  return r < 0 ? set_errno(r) : 0;
+}
+
+PL_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+  return at_stat(dirfd, path, st, flags);
+}
+PL_EXPORT int stat(const char *path, struct stat *st) { return at_stat(AT_FDCWD, path, st, 0); }
+PL_EXPORT int lstat(const char *path, struct stat *st)
+{
+  return at_stat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+}
+PL_EXPORT int fstat(int fd, struct stat *st)
+{
+  if (!OURS(fd)) return PL_REAL(fstat)(fd, st);
+  return fd_stat(fd, st);
+}
+
+/* x86_64: struct stat64 is struct stat. */
+_Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat64 differs from stat");
+PL_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+  return at_stat(dirfd, path, (struct stat *)st, flags);
+}
+PL_EXPORT int stat64(const char *path, struct stat64 *st)
+{
+  return at_stat(AT_FDCWD, path, (struct stat *)st, 0);
+}
+PL_EXPORT int lstat64(const char *path, struct stat64 *st)
+{
+  return at_stat(AT_FDCWD, path, (struct stat *)st, AT_SYMLINK_NOFOLLOW);
+}
+PL_EXPORT int fstat64(int fd, struct stat64 *st) { return fstat(fd, (struct stat *)st); }
+
+/* Binaries built against glibc < 2.33 call these (version 1 on x86_64:
+ * the same struct stat). */
+int __xstat(int ver, const char *path, struct stat *st);
+int __lxstat(int ver, const char *path, struct stat *st);
+int __fxstat(int ver, int fd, struct stat *st);
+int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags);
+int __xstat64(int ver, const char *path, struct stat64 *st);
+int __lxstat64(int ver, const char *path, struct stat64 *st);
+int __fxstat64(int ver, int fd, struct stat64 *st);
+int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags);
+PL_EXPORT int __xstat(int ver, const char *path, struct stat *st) { return stat(path, st); }
+PL_EXPORT int __lxstat(int ver, const char *path, struct stat *st) { return lstat(path, st); }
+PL_EXPORT int __fxstat(int ver, int fd, struct stat *st) { return fstat(fd, st); }
+PL_EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
+{
+  return at_stat(dirfd, path, st, flags);
+}
+PL_EXPORT int __xstat64(int ver, const char *path, struct stat64 *st)
+{
+  return stat64(path, st);
+}
+PL_EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
+{
+  return lstat64(path, st);
+}
+PL_EXPORT int __fxstat64(int ver, int fd, struct stat64 *st) { return fstat64(fd, st); }
+PL_EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags)
+{
+  return fstatat64(dirfd, path, st, flags);
+}
+
+static void to_statx(const struct stat *st, unsigned mask, struct statx *x)
+{
+  (void)mask;
+  x->stx_mask = STATX_BASIC_STATS;
+  x->stx_blksize = (uint32_t)st->st_blksize;
+  x->stx_nlink = (uint32_t)st->st_nlink;
+  x->stx_uid = st->st_uid;
+  x->stx_gid = st->st_gid;
+  x->stx_mode = (uint16_t)st->st_mode;
+  x->stx_ino = st->st_ino;
+  x->stx_size = (uint64_t)st->st_size;
+  x->stx_blocks = (uint64_t)st->st_blocks;
+  x->stx_attributes_mask = 0;
+  x->stx_attributes = 0;
+  x->stx_atime = (struct statx_timestamp){st->st_atim.tv_sec, (uint32_t)st->st_atim.tv_nsec, 0};
+  x->stx_mtime = (struct statx_timestamp){st->st_mtim.tv_sec, (uint32_t)st->st_mtim.tv_nsec, 0};
+  x->stx_ctime = (struct statx_timestamp){st->st_ctim.tv_sec, (uint32_t)st->st_ctim.tv_nsec, 0};
+  x->stx_dev_major = major(st->st_dev);
+  x->stx_dev_minor = minor(st->st_dev);
+}
+
+PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *x)
+{
+  struct stat st;
+  if ((flags & AT_EMPTY_PATH) && no_name(path) && OURS(dirfd)) {
+    if (fd_stat(dirfd, &st) < 0) return -1;
+    /* keep the birth time and what the real call gives besides */
+    PL_REAL(statx)(dirfd, path, flags, mask, x);
+    to_statx(&st, mask, x);
+    return 0;
+  }
+  int rc = PL_REAL(statx)(dirfd, path, flags, mask, x);
+  char norm[PL_PATH_MAX];
+  if (rc != 0 || !S_ISDIR(x->stx_mode) || !is_ctr(dirfd, path, norm)) return rc;
+  ostio__pl_inside++;
+  int r = ostio__pl_ctr_stat(norm, &st);
+  ostio__pl_inside--;
+  if (r < 0) return set_errno(r);
+  to_statx(&st, mask, x);
+  return 0;
+}
+
+PL_EXPORT int fstatfs(int fd, struct statfs *sf)
+{
+  if (!OURS(fd)) return PL_REAL(fstatfs)(fd, sf);
+  ostio__pl_desc *d = ostio__pl_fdtab_get(fd);
+  if (!d) return set_errno(-EBADF);
+  int rc = PL_REAL(fstatfs)(ostio__pl_obj_dirfd(d->obj), sf);
+  put(d);
+  return rc;
+}
+_Static_assert(sizeof(struct statfs) == sizeof(struct statfs64), "statfs64 differs");
+PL_EXPORT int fstatfs64(int fd, struct statfs64 *sf) { return fstatfs(fd, (struct statfs *)sf); }
+
+/* ---- names ------------------------------------------------------------------------------------ */
+
+static int remove_ctr(const char *norm)
+{
+  ostio__pl_inside++;
+  int rc = ostio__pl_ctr_remove(norm);
+  ostio__pl_inside--;
+  return rc < 0 ? set_errno(rc) : 0;
+}
+
+PL_EXPORT int unlink(const char *path)
+{
+  char norm[PL_PATH_MAX];
+  if (is_ctr(AT_FDCWD, path, norm)) return remove_ctr(norm);
+  return PL_REAL(unlink)(path);
+}
+
+PL_EXPORT int unlinkat(int dirfd, const char *path, int flags)
+{
+  char norm[PL_PATH_MAX];
+  if (is_ctr(dirfd, path, norm)) {
+    if (flags & AT_REMOVEDIR) return set_errno(-ENOTDIR);
+    return remove_ctr(norm);
+  }
+  return PL_REAL(unlinkat)(dirfd, path, flags);
+}
+
+PL_EXPORT int rmdir(const char *path)
+{
+  char norm[PL_PATH_MAX];
+  if (is_ctr(AT_FDCWD, path, norm)) return set_errno(-ENOTDIR);
+  return PL_REAL(rmdir)(path);
+}
+
+/* rename onto an existing name: a container target is removed first (the
+ * kernel would refuse to replace a directory); a container moved onto a
+ * plain file replaces it. */
+static int prepare_rename(int odir, const char *old, int ndir, const char *new, unsigned flags)
+{
+  char on[PL_PATH_MAX], nn[PL_PATH_MAX];
+  if (!ostio__pl_active() || (flags & RENAME_NOREPLACE) || (flags & RENAME_EXCHANGE)) return 0;
+  int ok = ostio__pl_classify(odir, old, on) == PL_PATH_CTR;
+  int nk = ostio__pl_classify(ndir, new, nn) == PL_PATH_CTR;
+  if (!ok && !nk) return 0;
+  if (ok && nk && !strcmp(on, nn)) return 0;
+  struct stat st;
+  if (!ok && (PL_REAL(fstatat)(odir, old, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode)))
+    return 0; /* the kernel's answer */
+  if (nk) return remove_ctr(nn);
+  if (PL_REAL(fstatat)(ndir, new, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+    return PL_REAL(unlinkat)(ndir, new, 0);
+  return 0;
+}
+
+PL_EXPORT int rename(const char *old, const char *new)
+{
+  if (prepare_rename(AT_FDCWD, old, AT_FDCWD, new, 0) < 0) return -1;
+  return PL_REAL(rename)(old, new);
+}
+
+PL_EXPORT int renameat(int odir, const char *old, int ndir, const char *new)
+{
+  if (prepare_rename(odir, old, ndir, new, 0) < 0) return -1;
+  return PL_REAL(renameat)(odir, old, ndir, new);
+}
+
+PL_EXPORT int renameat2(int odir, const char *old, int ndir, const char *new, unsigned flags)
+{
+  if (prepare_rename(odir, old, ndir, new, flags) < 0) return -1;
+  return PL_REAL(renameat2)(odir, old, ndir, new, flags);
+}
+
+PL_EXPORT int truncate(const char *path, off_t len)
+{
+  char norm[PL_PATH_MAX];
+  if (!is_ctr(AT_FDCWD, path, norm)) return PL_REAL(truncate)(path, len);
+  int fd = ostio__pl_open_ctr(norm, 1, O_WRONLY, 0);
+  if (fd < 0) return -1;
+  int rc = ftruncate(fd, len), e = errno;
+  ostio__pl_fd_close(fd);
+  errno = e;
+  return rc;
+}
+
+PL_EXPORT int truncate64(const char *path, off64_t len) { return truncate(path, len); }
+
+/* A mode without x bits would lock the owner out of the directory. */
+PL_EXPORT int chmod(const char *path, mode_t mode)
+{
+  char norm[PL_PATH_MAX];
+  if (is_ctr(AT_FDCWD, path, norm)) return 0;
+  return PL_REAL(chmod)(path, mode);
+}
+
+PL_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+{
+  char norm[PL_PATH_MAX];
+  if (is_ctr(dirfd, path, norm)) return 0;
+  return PL_REAL(fchmodat)(dirfd, path, mode, flags);
+}
+
+PL_EXPORT int utimensat(int dirfd, const char *path, const struct timespec t[2], int flags)
+{
+  if (no_name(path) && OURS(dirfd))
+    return futimens(dirfd, t);
+  return PL_REAL(utimensat)(dirfd, path, t, flags);
+}

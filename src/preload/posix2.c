@@ -1,0 +1,369 @@
+/* fcntl, the dup family, ioctl, the zero-copy calls (refused so callers fall
+ * back to read/write), mmap (private read snapshots), sync, ftruncate,
+ * fallocate, fadvise, fchmod/fchown/futimens on container fds. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "preload/preload.h"
+
+PL_DECL_REAL(fcntl);
+PL_DECL_REAL(dup);
+PL_DECL_REAL(dup2);
+PL_DECL_REAL(dup3);
+PL_DECL_REAL(ioctl);
+PL_DECL_REAL(copy_file_range);
+PL_DECL_REAL(sendfile);
+PL_DECL_REAL(splice);
+PL_DECL_REAL(mmap);
+PL_DECL_REAL(fsync);
+PL_DECL_REAL(fdatasync);
+PL_DECL_REAL(ftruncate);
+PL_DECL_REAL(fallocate);
+PL_DECL_REAL(posix_fallocate);
+PL_DECL_REAL(posix_fadvise);
+PL_DECL_REAL(fchmod);
+PL_DECL_REAL(fchown);
+PL_DECL_REAL(futimens);
+PL_DECL_REAL(syncfs);
+
+#define OURS(fd) (ostio__pl_fd_ours(fd) && !ostio__pl_inside)
+
+static int set_errno(int rc)
+{
+  errno = -rc;
+  return -1;
+}
+
+static void put(ostio__pl_desc *d)
+{
+  void *o = ostio__pl_desc_put(d);
+  if (o) {
+    ostio__pl_inside++;
+    ostio__pl_obj_release(o);
+    ostio__pl_inside--;
+  }
+}
+
+/* ---- dup --------------------------------------------------------------------------------- */
+
+/* newfd (made by the kernel from a dup of oldfd) shares oldfd's description. */
+static int adopt_dup(int oldfd, int newfd)
+{
+  if (newfd < 0) return newfd;
+  ostio__pl_desc *d = ostio__pl_fdtab_get(oldfd);
+  if (!d) return newfd;
+  int rc = ostio__pl_fdtab_set(newfd, d);
+  put(d);
+  if (rc < 0) {
+    close(newfd);
+    errno = EMFILE;
+    return -1;
+  }
+  return newfd;
+}
+
+/* Before newfd is replaced by dup2/dup3: forget what it was. */
+static void drop(int newfd)
+{
+  int ours;
+  void *o = ostio__pl_fdtab_clear(newfd, &ours);
+  if (o) {
+    ostio__pl_inside++;
+    ostio__pl_obj_release(o);
+    ostio__pl_inside--;
+  }
+}
+
+PL_EXPORT int dup(int fd)
+{
+  if (!OURS(fd)) return PL_REAL(dup)(fd);
+  return adopt_dup(fd, PL_REAL(dup)(fd));
+}
+
+PL_EXPORT int dup2(int oldfd, int newfd)
+{
+  if (!OURS(oldfd) && !OURS(newfd)) return PL_REAL(dup2)(oldfd, newfd);
+  if (oldfd == newfd) return PL_REAL(dup2)(oldfd, newfd);
+  int fd = PL_REAL(dup2)(oldfd, newfd);
+  if (fd < 0) return fd;
+  drop(newfd);
+  return adopt_dup(oldfd, fd);
+}
+
+PL_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+  if (!OURS(oldfd) && !OURS(newfd)) return PL_REAL(dup3)(oldfd, newfd, flags);
+  int fd = PL_REAL(dup3)(oldfd, newfd, flags);
+  if (fd < 0) return fd;
+  drop(newfd);
+  return adopt_dup(oldfd, fd);
+}
+
+/* ---- fcntl -------------------------------------------------------------------------------- */
+
+static int ctr_fcntl(int fd, int cmd, void *arg)
+{
+  ostio__pl_desc *d = ostio__pl_fdtab_get(fd);
+  if (!d) return PL_REAL(fcntl)(fd, cmd, arg);
+  int rc = 0;
+  switch (cmd) {
+  case F_DUPFD:
+  case F_DUPFD_CLOEXEC:
+    rc = adopt_dup(fd, PL_REAL(fcntl)(fd, cmd, arg));
+    break;
+  case F_GETFL:
+    rc = d->flags | O_LARGEFILE;
+    break;
+  case F_SETFL: {
+    int chg = O_APPEND | O_NONBLOCK | O_DIRECT | O_NOATIME;
+    pthread_mutex_lock(&d->mu);
+    d->flags = (d->flags & ~chg) | ((int)(long)arg & chg);
+    pthread_mutex_unlock(&d->mu);
+    /* The placeholder carries O_APPEND through exec (adoption reads it). */
+    PL_REAL(fcntl)(fd, F_SETFL, (void *)(long)((int)(long)arg & O_APPEND));
+    break;
+  }
+  case F_GETLK:
+  case F_OFD_GETLK: /* nobody holds a lock that conflicts: locks are not needed */
+    if (arg) ((struct flock *)arg)->l_type = F_UNLCK;
+    break;
+  case F_SETLK:
+  case F_SETLKW:
+  case F_OFD_SETLK:
+  case F_OFD_SETLKW: {
+    /* Granted without exclusion (each process writes its own log). Taking
+     * a lock shows the other processes' writes, releasing one publishes
+     * ours: what ROMIO's read-modify-write under a lock needs. */
+    const struct flock *l = arg;
+    ostio__pl_inside++;
+    int r = l && l->l_type == F_UNLCK ? ostio__pl_obj_flush(d->obj)
+                                      : ostio__pl_obj_refresh(d->obj);
+    ostio__pl_inside--;
+    if (r < 0) rc = set_errno(r);
+    break;
+  }
+  default:
+    rc = PL_REAL(fcntl)(fd, cmd, arg); /* F_GETFD/F_SETFD and the like: the placeholder */
+  }
+  put(d);
+  return rc;
+}
+
+PL_EXPORT int fcntl(int fd, int cmd, ...)
+{
+  va_list ap;
+  va_start(ap, cmd);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  if (!OURS(fd)) return PL_REAL(fcntl)(fd, cmd, arg);
+  return ctr_fcntl(fd, cmd, arg);
+}
+
+PL_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+  va_list ap;
+  va_start(ap, cmd);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  if (!OURS(fd)) return PL_REAL(fcntl)(fd, cmd, arg);
+  return ctr_fcntl(fd, cmd, arg);
+}
+
+/* ---- ioctl --------------------------------------------------------------------------------- */
+
+PL_EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+  va_list ap;
+  va_start(ap, req);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  if (!OURS(fd)) return PL_REAL(ioctl)(fd, req, arg);
+  if (req == FICLONE || req == FICLONERANGE || req == FS_IOC_FIEMAP) return set_errno(-EOPNOTSUPP);
+  return set_errno(-ENOTTY); /* not a terminal, no file-system specific calls */
+}
+
+/* ---- zero-copy: refused, so the caller falls back to read/write ---------------------------- */
+
+PL_EXPORT ssize_t copy_file_range(int in, off64_t *oin, int out, off64_t *oout, size_t len,
+                                  unsigned flags)
+{
+  if (!OURS(in) && !OURS(out)) return PL_REAL(copy_file_range)(in, oin, out, oout, len, flags);
+  return set_errno(-EXDEV); /* cp, cat: "different file systems", fall back */
+}
+
+PL_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
+{
+  if (!OURS(in) && !OURS(out)) return PL_REAL(sendfile)(out, in, off, count);
+  return set_errno(-EINVAL); /* as for a file that cannot be mmap'ed */
+}
+
+PL_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count)
+{
+  return sendfile(out, in, off, count);
+}
+
+PL_EXPORT ssize_t splice(int in, off64_t *oin, int out, off64_t *oout, size_t len,
+                         unsigned flags)
+{
+  if (!OURS(in) && !OURS(out)) return PL_REAL(splice)(in, oin, out, oout, len, flags);
+  return set_errno(-EINVAL);
+}
+
+/* ---- mmap ------------------------------------------------------------------------------------ */
+
+PL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+  if ((flags & MAP_ANONYMOUS) || !OURS(fd)) return PL_REAL(mmap)(addr, len, prot, flags, fd, off);
+  if ((flags & (MAP_SHARED | MAP_SHARED_VALIDATE)) && (prot & PROT_WRITE)) {
+    errno = ENODEV; /* no shared writable mappings of a container */
+    return MAP_FAILED;
+  }
+  ostio__pl_desc *d = ostio__pl_fdtab_get(fd);
+  if (!d) {
+    errno = EBADF;
+    return MAP_FAILED;
+  }
+  int f = (flags & ~(MAP_SHARED | MAP_SHARED_VALIDATE)) | MAP_PRIVATE | MAP_ANONYMOUS;
+  void *p = PL_REAL(mmap)(addr, len, PROT_READ | PROT_WRITE, f, -1, 0);
+  if (p != MAP_FAILED) {
+    ostio__pl_inside++;
+    ssize_t n = ostio__pl_obj_pread(d->obj, p, len, off);
+    ostio__pl_inside--;
+    if (n < 0 || mprotect(p, len, prot) < 0) {
+      munmap(p, len);
+      p = MAP_FAILED;
+      errno = n < 0 ? (int)-n : errno;
+    }
+  }
+  put(d);
+  return p;
+}
+
+PL_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+  return mmap(addr, len, prot, flags, fd, off);
+}
+
+/* ---- sync, sizes, attributes ------------------------------------------------------------------ */
+
+/* Runs f on the object of fd; -1 with errno on failure. */
+static int on_obj(int fd, int need_write, int (*f)(ostio__pl_obj *, int64_t), int64_t arg)
+{
+  ostio__pl_desc *d = ostio__pl_fdtab_get(fd);
+  if (!d) return set_errno(-EBADF);
+  int rc = need_write && (d->flags & O_ACCMODE) == O_RDONLY ? -EINVAL : 0;
+  ostio__pl_inside++;
+  if (rc == 0) rc = f(d->obj, arg);
+  ostio__pl_inside--;
+  put(d);
+  return rc < 0 ? set_errno(rc) : 0;
+}
+
+static int do_sync(ostio__pl_obj *o, int64_t unused) { return ostio__pl_obj_sync(o); }
+static int do_trunc(ostio__pl_obj *o, int64_t size) { return ostio__pl_obj_truncate(o, size); }
+static int do_grow(ostio__pl_obj *o, int64_t end)
+{
+  int64_t size;
+  int rc = ostio__pl_obj_size(o, &size);
+  if (rc == 0 && end > size) rc = ostio__pl_obj_truncate(o, end);
+  return rc;
+}
+
+PL_EXPORT int fsync(int fd)
+{
+  if (!OURS(fd)) return PL_REAL(fsync)(fd);
+  return on_obj(fd, 0, do_sync, 0);
+}
+
+PL_EXPORT int fdatasync(int fd)
+{
+  if (!OURS(fd)) return PL_REAL(fdatasync)(fd);
+  return on_obj(fd, 0, do_sync, 0);
+}
+
+PL_EXPORT int syncfs(int fd)
+{
+  if (!OURS(fd)) return PL_REAL(syncfs)(fd);
+  return on_obj(fd, 0, do_sync, 0);
+}
+
+PL_EXPORT int ftruncate(int fd, off_t len)
+{
+  if (!OURS(fd)) return PL_REAL(ftruncate)(fd, len);
+  if (len < 0) return set_errno(-EINVAL);
+  return on_obj(fd, 1, do_trunc, len);
+}
+
+PL_EXPORT int ftruncate64(int fd, off64_t len) { return ftruncate(fd, len); }
+
+PL_EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
+{
+  if (!OURS(fd)) return PL_REAL(fallocate)(fd, mode, off, len);
+  if (off < 0 || len <= 0) return set_errno(-EINVAL);
+  if (mode & ~FALLOC_FL_KEEP_SIZE) return set_errno(-EOPNOTSUPP);
+  if (mode & FALLOC_FL_KEEP_SIZE) return 0;
+  return on_obj(fd, 1, do_grow, off + len);
+}
+
+PL_EXPORT int fallocate64(int fd, int mode, off64_t off, off64_t len)
+{
+  return fallocate(fd, mode, off, len);
+}
+
+PL_EXPORT int posix_fallocate(int fd, off_t off, off_t len)
+{
+  if (!OURS(fd)) return PL_REAL(posix_fallocate)(fd, off, len);
+  if (off < 0 || len <= 0) return EINVAL;
+  return on_obj(fd, 1, do_grow, off + len) < 0 ? errno : 0;
+}
+
+PL_EXPORT int posix_fallocate64(int fd, off64_t off, off64_t len)
+{
+  return posix_fallocate(fd, off, len);
+}
+
+PL_EXPORT int posix_fadvise(int fd, off_t off, off_t len, int advice)
+{
+  if (!OURS(fd)) return PL_REAL(posix_fadvise)(fd, off, len, advice);
+  return 0; /* advice only */
+}
+
+PL_EXPORT int posix_fadvise64(int fd, off64_t off, off64_t len, int advice)
+{
+  return posix_fadvise(fd, off, len, advice);
+}
+
+/* Permissions and owners of a container stay those of its directory (a
+ * mode without x would lock its owner out): accepted, not applied. */
+PL_EXPORT int fchmod(int fd, mode_t mode)
+{
+  if (!OURS(fd)) return PL_REAL(fchmod)(fd, mode);
+  return 0;
+}
+
+PL_EXPORT int fchown(int fd, uid_t uid, gid_t gid)
+{
+  if (!OURS(fd)) return PL_REAL(fchown)(fd, uid, gid);
+  return 0;
+}
+
+PL_EXPORT int futimens(int fd, const struct timespec t[2])
+{
+  if (!OURS(fd)) return PL_REAL(futimens)(fd, t);
+  ostio__pl_desc *d = ostio__pl_fdtab_get(fd);
+  if (!d) return set_errno(-EBADF);
+  ostio__pl_inside++;
+  int rc = PL_REAL(futimens)(ostio__pl_obj_dirfd(d->obj), t);
+  ostio__pl_inside--;
+  put(d);
+  return rc;
+}

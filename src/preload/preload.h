@@ -1,0 +1,160 @@
+/* libostio-preload.so (issue 7): POSIX and stdio calls on paths inside the
+ * directories of OSTIO_PRELOAD_PATHS are served by containers; everything
+ * else goes straight to libc. No MPI. See docs/preload.md.
+ *
+ *   real.c     init, the real libc functions (dlsym RTLD_NEXT), the
+ *              thread-local "inside" flag, debug output, fork handlers
+ *   path.c     pure: lexical path normalization, the prefix set
+ *   fdtab.c    fd -> open file description table
+ *   backend.c  open containers (one object per container per process):
+ *              open/create, read, write, size, truncate, sync, stat
+ *   posix.c    open family, close, read/write family, lseek
+ *   posix2.c   fcntl, dup family, ioctl, zero-copy refusals, mmap, sync
+ *   meta.c     stat family, statx, statfs, unlink, rename, truncate, times
+ *   dir.c      opendir/readdir: a container lists as a regular file
+ *   stdio.c    fopen/fdopen/freopen through fopencookie, fileno */
+#ifndef OSTIO_PRELOAD_PRELOAD_H
+#define OSTIO_PRELOAD_PRELOAD_H
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define PL_EXPORT __attribute__((visibility("default")))
+
+/* ---- path.c (pure) ----------------------------------------------------------- */
+#define PL_PATH_MAX 4096
+#define PL_PREFIX_MAX 32
+typedef struct ostio__pl_prefixes {
+  int n;
+  char *p[PL_PREFIX_MAX];   /* normalized, no trailing slash, "/" never  */
+  size_t len[PL_PREFIX_MAX];
+} ostio__pl_prefixes;
+/* Lexical normalization: path joined to cwd when relative (cwd absolute),
+ * "//" and "." collapsed, ".." removes the previous component (never above
+ * "/"), no trailing slash except for "/". Symlinks are not resolved.
+ * 0, or -1 when the result does not fit in cap (ENAMETOOLONG). */
+int ostio__pl_path_norm(const char *cwd, const char *path, char *out, size_t cap);
+/* Adds each colon-separated directory of spec (relative ones against cwd);
+ * empty entries and "/" are skipped. Returns the number of prefixes. */
+int ostio__pl_prefixes_parse(ostio__pl_prefixes *ps, const char *spec, const char *cwd);
+/* Adds one normalized prefix (when new). */
+void ostio__pl_prefixes_add(ostio__pl_prefixes *ps, const char *norm);
+void ostio__pl_prefixes_free(ostio__pl_prefixes *ps);
+/* 1 when norm is strictly inside a prefix directory, 2 when it is a prefix
+ * directory itself, 0 otherwise. */
+int ostio__pl_prefixes_match(const ostio__pl_prefixes *ps, const char *norm);
+
+/* ---- fdtab.c ----------------------------------------------------------------------
+ * An open file description: what dup'ed fds share (offset, flags). obj is
+ * the open container (backend.c); the table never looks inside it. */
+typedef struct ostio__pl_desc {
+  int refs;                /* fds pointing here plus calls in progress     */
+  int flags;               /* open flags: O_ACCMODE, O_APPEND, O_NONBLOCK  */
+  int64_t off;             /* the offset (while not shared)                 */
+  int shared;              /* after fork: the kernel placeholder's offset    */
+  pthread_mutex_t mu;      /* offset updates (read/write/lseek)             */
+  void *obj;
+} ostio__pl_desc;
+/* Sizes the table (fds 0..cap-1 can be ours). */
+int ostio__pl_fdtab_init(int cap);
+void ostio__pl_fdtab_fini(void);
+extern ostio__pl_desc *volatile *ostio__pl_fdtab_slot;
+extern int ostio__pl_fdtab_cap;
+/* Fast check without a lock: 1 when fd is one of ours. */
+static inline int ostio__pl_fd_ours(int fd)
+{
+  return fd >= 0 && fd < ostio__pl_fdtab_cap && ostio__pl_fdtab_slot &&
+         __atomic_load_n(&ostio__pl_fdtab_slot[fd], __ATOMIC_ACQUIRE) != NULL;
+}
+/* A new description (refs 0) for obj. */
+ostio__pl_desc *ostio__pl_desc_new(void *obj, int flags);
+/* Installs d at fd (refs + 1). -1 when fd is out of range or taken. */
+int ostio__pl_fdtab_set(int fd, ostio__pl_desc *d);
+/* The description at fd with refs + 1 (release it), or NULL. */
+ostio__pl_desc *ostio__pl_fdtab_get(int fd);
+/* Drops one reference; returns the object when it was the last (the caller
+ * releases the object; the description is freed), else NULL. */
+void *ostio__pl_desc_put(ostio__pl_desc *d);
+/* Removes fd from the table; returns what ostio__pl_desc_put returned. */
+void *ostio__pl_fdtab_clear(int fd, int *was_ours);
+/* Marks every live description shared (before fork). */
+void ostio__pl_fdtab_mark_shared(void);
+void ostio__pl_fdtab_lock(void);
+void ostio__pl_fdtab_unlock(void);
+
+/* ---- real.c ------------------------------------------------------------------------ */
+extern __thread int ostio__pl_inside __attribute__((tls_model("initial-exec")));
+extern int ostio__pl_enabled;              /* 1 once init succeeded           */
+extern ostio__pl_prefixes ostio__pl_paths;
+void ostio__pl_init(void);                 /* idempotent, thread-safe         */
+void *ostio__pl_dlsym(const char *name);   /* dlsym(RTLD_NEXT), never recursing */
+void ostio__pl_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The real function: resolved on first use. */
+#define PL_REAL(name)                                                                  \
+  __extension__({                                                                      \
+    if (!real_##name) real_##name = (__typeof__(real_##name))ostio__pl_dlsym(#name);  \
+    real_##name;                                                                       \
+  })
+#define PL_DECL_REAL(name) static __typeof__(&name) real_##name
+/* Should a path call be looked at (enabled, not the library's own)? */
+static inline int ostio__pl_active(void)
+{
+  if (!ostio__pl_enabled) ostio__pl_init();
+  return ostio__pl_enabled && !ostio__pl_inside;
+}
+
+/* Classify a path for the wrappers: norm receives the normalized path. */
+enum { PL_PATH_PLAIN = 0, PL_PATH_CTR = 1, PL_PATH_NEW = 2 };
+/* dirfd AT_FDCWD or a directory fd; PL_PATH_CTR: an existing container;
+ * PL_PATH_NEW: inside a prefix and does not exist (a creat would make a
+ * container); PL_PATH_PLAIN: anything else (libc serves it). */
+int ostio__pl_classify(int dirfd, const char *path, char *norm);
+/* 1 when norm is under (or is) a prefix: a cheap test without stat. */
+int ostio__pl_resolve(int dirfd, const char *path, char *norm);
+
+/* ---- backend.c ---------------------------------------------------------------------- */
+typedef struct ostio__pl_obj ostio__pl_obj;
+/* Opens (or creates, with O_CREAT) the container at norm; -errno. O_PATH
+ * (internal use): a stat-only open that does not reload the indexes. */
+int ostio__pl_obj_open(const char *norm, int exists, int flags, mode_t mode,
+                       ostio__pl_obj **out);
+void ostio__pl_obj_release(ostio__pl_obj *o);
+ssize_t ostio__pl_obj_pread(ostio__pl_obj *o, void *buf, size_t len, int64_t off);
+ssize_t ostio__pl_obj_pwrite(ostio__pl_obj *o, const void *buf, size_t len, int64_t off,
+                             int append, int64_t *endoff);
+int ostio__pl_obj_size(ostio__pl_obj *o, int64_t *size);
+int ostio__pl_obj_truncate(ostio__pl_obj *o, int64_t size);
+int ostio__pl_obj_sync(ostio__pl_obj *o);
+/* Before lock calls: see the other processes' writes; after unlock: flush. */
+int ostio__pl_obj_refresh(ostio__pl_obj *o);
+int ostio__pl_obj_flush(ostio__pl_obj *o);
+int ostio__pl_obj_stat(ostio__pl_obj *o, struct stat *st);
+const char *ostio__pl_obj_path(const ostio__pl_obj *o);
+int ostio__pl_obj_dirfd(const ostio__pl_obj *o);
+/* stat of a container path (the process's open object when there is one). */
+int ostio__pl_ctr_stat(const char *norm, struct stat *st);
+/* Removes the container at norm; -errno. */
+int ostio__pl_ctr_remove(const char *norm);
+/* Fork: before (flush writers, lock), after in parent and child. */
+void ostio__pl_obj_atfork(int phase);
+/* The placeholder fd for a new open of o: a real fd; -errno. */
+int ostio__pl_placeholder(ostio__pl_obj *o, int cloexec);
+/* A fd inherited through exec: adopt it when it is a placeholder. */
+void ostio__pl_adopt_fds(void);
+
+/* ---- posix.c: entry points other files reuse -------------------------------------------- */
+int ostio__pl_open_ctr(const char *norm, int exists, int flags, mode_t mode);
+ssize_t ostio__pl_fd_read(int fd, void *buf, size_t len);
+ssize_t ostio__pl_fd_write(int fd, const void *buf, size_t len);
+off_t ostio__pl_fd_lseek(int fd, off_t off, int whence);
+int ostio__pl_fd_close(int fd);
+
+/* ---- stdio.c ---------------------------------------------------------------------------- */
+/* A FILE over our fd (fopencookie); NULL with errno. */
+struct _IO_FILE *ostio__pl_cookie_file(int fd, const char *mode);
+
+#endif
