@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "container/log.h"
@@ -39,7 +40,17 @@ struct ostio__pl_obj {
   ostio__logw w;
   int wactive;               /* this process has a writer identity           */
   int32_t own_src;
+  uint64_t seen_gen;         /* *fork_gen when the indexes were read         */
 };
+
+/* After a fork the processes of the tree publish every write (the record is
+ * flushed at once) and count them in a shared counter; a reader whose count
+ * is behind rereads the indexes, so parent and child see each other's
+ * writes as with a kernel file. */
+int ostio__pl_forked;
+static uint64_t *fork_gen;
+
+static uint64_t gen_now(void) { return fork_gen ? __atomic_load_n(fork_gen, __ATOMIC_ACQUIRE) : 0; }
 
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static ostio__pl_obj *reg;
@@ -301,6 +312,19 @@ static int log_writer(ostio__pl_obj *o)
   return 0;
 }
 
+static int log_own_to_map(ostio__pl_obj *o);
+
+/* In a forked tree: the record to the index now, and the count up. */
+static int publish(ostio__pl_obj *o)
+{
+  if (!ostio__pl_forked || !fork_gen) return 0;
+  int rc = ostio__logw_flush(&o->w);
+  if (rc == 0) rc = log_own_to_map(o);
+  if (rc == 0 && __atomic_fetch_add(fork_gen, 1, __ATOMIC_ACQ_REL) == o->seen_gen)
+    o->seen_gen++; /* else another process wrote meanwhile: the next read rereads */
+  return fail(rc, "cannot flush", o->path);
+}
+
 static uint64_t log_seq(const ostio__pl_obj *o) { return (uint64_t)o->w.session << 32; }
 
 /* This writer's appended records into the map. */
@@ -348,7 +372,12 @@ ssize_t ostio__pl_obj_pread(ostio__pl_obj *o, void *buf, size_t len, int64_t off
   int64_t size = 0;
   int rc = 0;
   pthread_mutex_lock(&o->mu);
-  if (o->c && off + (int64_t)len <= o->size_hint) size = o->size_hint;
+  if (o->d && ostio__pl_forked && gen_now() != o->seen_gen) {
+    o->seen_gen = gen_now(); /* another process of the tree wrote: reread */
+    rc = log_reload(o);
+  }
+  if (rc < 0) size = 0;
+  else if (o->c && off + (int64_t)len <= o->size_hint) size = o->size_hint;
   else rc = obj_size_locked(o, &size);
   if (rc == 0 && off < size) {
     if ((int64_t)len > size - off) len = (size_t)(size - off);
@@ -390,6 +419,7 @@ ssize_t ostio__pl_obj_pwrite(ostio__pl_obj *o, const void *buf, size_t len, int6
     else rc = ostio__io_pwrite(&o->io, buf, len, off);
     rc = fail(rc, "cannot write", o->path);
     if (rc == 0 && o->c && off + (int64_t)len > o->size_hint) o->size_hint = off + (int64_t)len;
+    if (rc == 0 && o->d) rc = publish(o);
   }
   pthread_mutex_unlock(&o->mu);
   if (rc < 0) return rc;
@@ -406,6 +436,7 @@ int ostio__pl_obj_truncate(ostio__pl_obj *o, int64_t size)
                        .lstart = size};
     rc = fail(ostio__logw_append(&o->w, &t), "cannot truncate", o->path);
     if (rc == 0) rc = fail(log_own_to_map(o), "cannot index", o->path);
+    if (rc == 0) rc = publish(o);
   } else if (rc == 0) {
     rc = fail(ostio__ctr_set_size(o->c, size), "cannot truncate", o->path);
     if (rc == 0) o->size_hint = size;
@@ -446,9 +477,25 @@ int ostio__pl_obj_refresh(ostio__pl_obj *o)
 
 /* ---- fork ----------------------------------------------------------------------------- */
 
+void ostio__pl_obj_flush_all(void)
+{
+  pthread_mutex_lock(&reg_mu);
+  for (ostio__pl_obj *o = reg; o; o = o->next) {
+    pthread_mutex_lock(&o->mu);
+    if (o->d && o->wactive) ostio__logw_flush(&o->w);
+    pthread_mutex_unlock(&o->mu);
+  }
+  pthread_mutex_unlock(&reg_mu);
+}
+
 void ostio__pl_obj_atfork(int phase)
 {
   if (phase == 0) {
+    if (!fork_gen) {
+      void *p = mmap(NULL, sizeof *fork_gen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                     -1, 0);
+      if (p != MAP_FAILED) fork_gen = p;
+    }
     pthread_mutex_lock(&reg_mu);
     for (ostio__pl_obj *o = reg; o; o = o->next) {
       pthread_mutex_lock(&o->mu);
@@ -456,7 +503,9 @@ void ostio__pl_obj_atfork(int phase)
     }
     return;
   }
+  if (fork_gen) ostio__pl_forked = 1;
   for (ostio__pl_obj *o = reg; o; o = o->next) {
+    o->seen_gen = gen_now();
     if (phase == 2 && o->d && o->wactive) { /* the child writes as its own writer */
       ostio__logw_close(&o->w);
       o->wactive = 0;

@@ -139,6 +139,8 @@ int ostio__pl_obj_dirfd(const ostio__pl_obj *o);
 int ostio__pl_ctr_stat(const char *norm, struct stat *st);
 /* Removes the container at norm; -errno. */
 int ostio__pl_ctr_remove(const char *norm);
+/* Writes every pending index record (exit, _exit). */
+void ostio__pl_obj_flush_all(void);
 /* Fork: before (flush writers, lock), after in parent and child. */
 void ostio__pl_obj_atfork(int phase);
 /* The placeholder fd for a new open of o: a real fd; -errno. */
