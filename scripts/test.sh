@@ -27,7 +27,7 @@ if [ "${OSTIO_TEST_QUICK:-0}" != 1 ]; then
   # serial tests only. The install test is left out here: its consumers
   # are built without the sanitizer runtime.
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build/sanitize --output-on-failure -j"$jobs" -LE "mpi|install"
+    ctest --test-dir build/sanitize --output-on-failure -j"$jobs" -LE "mpi|install|preload"
   ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build/sanitize --output-on-failure -j"$jobs" -L mpi
+    ctest --test-dir build/sanitize --output-on-failure -j"$jobs" -L mpi -LE preload
 fi

@@ -463,8 +463,8 @@ def compare(ref, got, ignore_hash=False):
                 steps.append(s)
     diff = list(difflib.unified_diff(a, b, "reference (plain directory)", "under the preload",
                                      n=1, lineterm=""))
-    if len(diff) > 60:
-        diff = diff[:60] + [f"... ({len(diff) - 60} more diff lines)"]
+    if len(diff) > 150:
+        diff = diff[:150] + [f"... ({len(diff) - 150} more diff lines)"]
     head = "first difference in step: " + steps[0] if steps else ""
     return "\n".join(([head] if head else []) + diff)
 
@@ -525,8 +525,9 @@ class Suite:
                 parts = parts[:-1]  # a directory's size is the file system's business
             rows.append(" ".join(parts))
         r["listing"] = "\n".join(sorted(rows)) + f"\n[find exit {rc2}]\n"
-        r["files"] = sorted(ln.split(" ", 1)[1] for ln in rows if ln.startswith("f "))
+        r["files"] = sorted(ln[2:].rsplit(" ", 1)[0] for ln in rows if ln.startswith("f "))
         r["dirs"] = sorted(ln.split(" ", 1)[1] for ln in rows if ln.startswith("d "))
+        r["links"] = sorted(ln[2:].rsplit(" ", 1)[0] for ln in rows if ln.startswith("l "))
         r["env"] = env
         tdir = os.path.join(self.work, "transcripts", kind)
         os.makedirs(tdir, exist_ok=True)
@@ -602,7 +603,8 @@ class Suite:
         self.res.add(f"{name}: listing", d is None, d or "")
         d = compare(ref["content"], self.content(kind, r, ref["files"]))
         self.res.add(f"{name}: content", d is None, d or "")
-        problems, ctrs = self.on_disk(kind, r["dir"], ref["files"], ref["dirs"], w["plain"])
+        problems, ctrs = self.on_disk(kind, r["dir"], ref["files"], ref["dirs"] + ref["links"],
+                                      w["plain"])
         self.res.add(f"{name}: on-disk", not problems, "\n".join(problems))
         if kind != "outside":
             bad = self.ostio_check(r["dir"], ctrs)
