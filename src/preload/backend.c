@@ -165,6 +165,8 @@ static int log_reload(ostio__pl_obj *o)
   return 0;
 }
 
+static int log_size(ostio__pl_obj *o, int64_t *size);
+
 static ostio__pl_obj *reg_find(dev_t dev, ino_t ino)
 {
   for (ostio__pl_obj *o = reg; o; o = o->next)
@@ -180,7 +182,14 @@ static void obj_free(ostio__pl_obj *o)
   }
   if (o->d) {
     if (o->wactive) {
-      ostio__logw_flush(&o->w);
+      /* The last close of a process that wrote records the size clean,
+       * derived from every writer's index (reread): a writer still running
+       * elsewhere marked it open at its first write and records it again at
+       * its own close. */
+      int64_t size;
+      if (ostio__logw_flush(&o->w) == 0 && log_reload(o) == 0 && log_size(o, &size) == 0)
+        ostio__sizerec_write(o->d->dirfd, o->path, &(ostio__sizerec){1, size});
+      ostio__clear_error();
       ostio__logw_close(&o->w);
     }
     ostio__log_close(&o->d);
@@ -451,8 +460,10 @@ int ostio__pl_obj_sync(ostio__pl_obj *o)
   pthread_mutex_lock(&o->mu);
   if (o->d && o->wactive) rc = ostio__logw_sync(&o->w);
   else if (o->c) rc = ostio__ctr_sync(o->c);
+  rc = fail(rc, "cannot sync", o->path);
+  if (rc == 0 && o->d) rc = log_reload(o); /* and see what the others published */
   pthread_mutex_unlock(&o->mu);
-  return fail(rc, "cannot sync", o->path);
+  return rc;
 }
 
 int ostio__pl_obj_flush(ostio__pl_obj *o)

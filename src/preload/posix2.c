@@ -96,7 +96,9 @@ PL_EXPORT int dup2(int oldfd, int newfd)
   int fd = PL_REAL(dup2)(oldfd, newfd);
   if (fd < 0) return fd;
   drop(newfd);
-  return adopt_dup(oldfd, fd);
+  fd = adopt_dup(oldfd, fd);
+  ostio__pl_std_swap(newfd);
+  return fd;
 }
 
 PL_EXPORT int dup3(int oldfd, int newfd, int flags)
@@ -105,7 +107,9 @@ PL_EXPORT int dup3(int oldfd, int newfd, int flags)
   int fd = PL_REAL(dup3)(oldfd, newfd, flags);
   if (fd < 0) return fd;
   drop(newfd);
-  return adopt_dup(oldfd, fd);
+  fd = adopt_dup(oldfd, fd);
+  ostio__pl_std_swap(newfd);
+  return fd;
 }
 
 /* ---- fcntl -------------------------------------------------------------------------------- */

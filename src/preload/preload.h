@@ -158,5 +158,7 @@ int ostio__pl_fd_close(int fd);
 /* ---- stdio.c ---------------------------------------------------------------------------- */
 /* A FILE over our fd (fopencookie); NULL with errno. */
 struct _IO_FILE *ostio__pl_cookie_file(int fd, const char *mode);
+/* After dup2/dup3 onto fd 0..2: the standard stream follows the fd. */
+void ostio__pl_std_swap(int fd);
 
 #endif

@@ -192,3 +192,29 @@ PL_EXPORT int fclose(FILE *f)
   if (cookie_fd_of(f) >= 0) remember(f, -1);
   return PL_REAL(fclose)(f);
 }
+
+/* fd 0, 1 or 2 became (or stopped being) a container fd through dup2/dup3
+ * (a shell's redirection, `sort -o`): the standard stream over it is a
+ * cookie stream while it is ours, the original one again afterwards. The
+ * replaced cookie stream is flushed and left open (closing it would close
+ * the fd). */
+static FILE *saved_std[3];
+void ostio__pl_std_swap(int fd)
+{
+  if (fd < 0 || fd > 2) return;
+  FILE **std = fd == 0 ? &stdin : fd == 1 ? &stdout : &stderr;
+  int ours = ostio__pl_fd_ours(fd), cookie = cookie_fd_of(*std) == fd;
+  if (ours && !cookie) {
+    FILE *f = ostio__pl_cookie_file(fd, fd == 0 ? "r" : "w");
+    if (!f) return;
+    fflush(*std);
+    if (!saved_std[fd]) saved_std[fd] = *std;
+    if (fd != 0) setvbuf(f, NULL, fd == 2 ? _IONBF : _IOFBF, 0);
+    *std = f;
+  } else if (!ours && cookie && saved_std[fd]) {
+    fflush(*std);
+    remember(*std, -1);
+    *std = saved_std[fd];
+    saved_std[fd] = NULL;
+  }
+}
