@@ -37,11 +37,20 @@ int ostio__pl_ctr_remove(const char *norm)
  * carries the logical offset (shared by dup, fork and exec like any file
  * offset) and whose target names the container after an exec. Nothing is
  * ever written through it. */
-int ostio__pl_placeholder(ostio__pl_obj *o, int cloexec)
+int ostio__pl_placeholder(ostio__pl_obj *o, int reserved, int flags)
 {
+  int cl = flags & O_CLOEXEC;
   int fd = openat(ostio__pl_obj_dirfd(o), OSTIO__CTR_MANIFEST,
-                  O_RDONLY | O_NOFOLLOW | (cloexec ? O_CLOEXEC : 0));
+                  O_RDONLY | O_NOFOLLOW | cl | (flags & O_APPEND));
   if (fd < 0) return -errno;
+  /* onto the number reserved before the container's own fds were opened:
+   * the lowest free fd, as the kernel would give */
+  if (reserved >= 0 && fd != reserved) {
+    int r = dup3(fd, reserved, cl);
+    close(fd);
+    if (r < 0) return -errno;
+    fd = r;
+  }
   if (fd >= ostio__pl_fdtab_cap) {
     close(fd);
     return -EMFILE;

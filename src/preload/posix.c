@@ -38,8 +38,10 @@ int ostio__pl_open_ctr(const char *norm, int exists, int flags, mode_t mode)
 {
   ostio__pl_obj *o = NULL;
   ostio__pl_inside++;
+  int reserved = PL_REAL(open)("/dev/null", O_RDONLY | O_CLOEXEC); /* the lowest free fd */
   int fd = -1, rc = ostio__pl_obj_open(norm, exists, flags, mode, &o);
-  if (rc == 0 && (fd = ostio__pl_placeholder(o, !!(flags & O_CLOEXEC))) < 0) rc = fd;
+  if (rc == 0 && (fd = ostio__pl_placeholder(o, reserved, flags)) < 0) rc = fd;
+  if (rc < 0 && reserved >= 0) PL_REAL(close)(reserved);
   if (rc == 0) {
     int keep = O_ACCMODE | O_APPEND | O_NONBLOCK | O_SYNC | O_DSYNC | O_NOATIME | O_DIRECT;
     ostio__pl_desc *d = ostio__pl_desc_new(o, flags & keep);
@@ -60,8 +62,15 @@ int ostio__pl_open_ctr(const char *norm, int exists, int flags, mode_t mode)
 static int try_open(int dirfd, const char *path, int flags, mode_t mode, int *fd)
 {
   char norm[PL_PATH_MAX];
-  if (!ostio__pl_active() || (flags & O_PATH)) return -1;
+  if (!ostio__pl_active()) return -1;
+  if ((flags & O_PATH) && !(flags & O_DIRECTORY)) return -1;
   int k = ostio__pl_classify(dirfd, path, norm);
+  if ((flags & O_PATH) && k != PL_PATH_CTR) return -1;
+  if (k == PL_PATH_CTR && (flags & O_DIRECTORY)) { /* cp: "is the target a directory?" */
+    errno = ENOTDIR;
+    *fd = -1;
+    return 0;
+  }
   if (k == PL_PATH_CTR || (k == PL_PATH_NEW && (flags & O_CREAT))) {
     *fd = ostio__pl_open_ctr(norm, k == PL_PATH_CTR, flags, mode);
     return 0;

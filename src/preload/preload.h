@@ -143,8 +143,9 @@ int ostio__pl_ctr_remove(const char *norm);
 void ostio__pl_obj_flush_all(void);
 /* Fork: before (flush writers, lock), after in parent and child. */
 void ostio__pl_obj_atfork(int phase);
-/* The placeholder fd for a new open of o: a real fd; -errno. */
-int ostio__pl_placeholder(ostio__pl_obj *o, int cloexec);
+/* The placeholder fd for a new open of o (O_CLOEXEC, O_APPEND of flags),
+ * made at fd reserved (when >= 0): a real fd; -errno. */
+int ostio__pl_placeholder(ostio__pl_obj *o, int reserved, int flags);
 /* A fd inherited through exec: adopt it when it is a placeholder. */
 void ostio__pl_adopt_fds(void);
 
