@@ -676,7 +676,7 @@ class Suite:
             ok_refused = re.search(r"cp rc=[1-9]", t) and not os.path.isfile(os.path.join(d, "a.bin"))
             ok = not crashed and (ok_copy or ok_refused)
             self.res.add(f"startup/{cname}: cp into a preload directory fails cleanly or works",
-                         bool(ok), "" if ok else t)
+                         bool(ok), ("copied correctly\n" if ok_copy else "refused\n" if ok else "") + t)
 
     def main(self):
         t0 = time.time()
