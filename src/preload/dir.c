@@ -60,6 +60,11 @@ static DIR *maybe_track(int dirfd, const char *path, DIR *d)
 
 PL_EXPORT DIR *opendir(const char *path)
 {
+  char norm[PL_PATH_MAX];
+  if (ostio__pl_active() && ostio__pl_classify(AT_FDCWD, path, norm) == PL_PATH_CTR) {
+    errno = ENOTDIR; /* a container is a file */
+    return NULL;
+  }
   return maybe_track(AT_FDCWD, path, PL_REAL(opendir)(path));
 }
 

@@ -87,12 +87,32 @@ static int try_open(int dirfd, const char *path, int flags, mode_t mode, int *fd
     va_end(ap);                                                                        \
   }
 
+/* The library's own fds (container directories, objects, logs) move above
+ * the fd numbers programs use: a new open gets the number the kernel would
+ * give without the library, and a dup2 onto a small number never hits one. */
+static int relocate(int fd)
+{
+  static int high;
+  PL_DECL_REAL(fcntl);
+  if (fd < 0 || !ostio__pl_inside) return fd;
+  if (!high) {
+    int h = ostio__pl_fdtab_cap > 2048 ? 1024 : ostio__pl_fdtab_cap / 2;
+    high = h > 64 ? h : 64;
+  }
+  if (fd >= high) return fd;
+  int cl = PL_REAL(fcntl)(fd, F_GETFD) & FD_CLOEXEC;
+  int nfd = PL_REAL(fcntl)(fd, cl ? F_DUPFD_CLOEXEC : F_DUPFD, high);
+  if (nfd < 0) return fd; /* no room up there: keep it */
+  PL_REAL(close)(fd);
+  return nfd;
+}
+
 PL_EXPORT int open(const char *path, int flags, ...)
 {
   OPEN_MODE(flags, mode);
   int fd;
   if (try_open(AT_FDCWD, path, flags, mode, &fd) == 0) return fd;
-  return PL_REAL(open)(path, flags, mode);
+  return relocate(PL_REAL(open)(path, flags, mode));
 }
 
 PL_EXPORT int open64(const char *path, int flags, ...)
@@ -106,7 +126,7 @@ PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
   OPEN_MODE(flags, mode);
   int fd;
   if (try_open(dirfd, path, flags, mode, &fd) == 0) return fd;
-  return PL_REAL(openat)(dirfd, path, flags, mode);
+  return relocate(PL_REAL(openat)(dirfd, path, flags, mode));
 }
 
 PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
