@@ -362,6 +362,11 @@ static int log_size(ostio__pl_obj *o, int64_t *size)
 
 static int obj_size_locked(ostio__pl_obj *o, int64_t *size)
 {
+  if (o->d && ostio__pl_forked && gen_now() != o->seen_gen) {
+    o->seen_gen = gen_now(); /* another process of the tree wrote: reread */
+    int rc = log_reload(o);
+    if (rc < 0) return rc;
+  }
   if (o->d) return log_size(o, size);
   int rc = ostio__ctr_size(o->c, size, NULL);
   if (rc == 0) o->size_hint = *size;
@@ -381,12 +386,7 @@ ssize_t ostio__pl_obj_pread(ostio__pl_obj *o, void *buf, size_t len, int64_t off
   int64_t size = 0;
   int rc = 0;
   pthread_mutex_lock(&o->mu);
-  if (o->d && ostio__pl_forked && gen_now() != o->seen_gen) {
-    o->seen_gen = gen_now(); /* another process of the tree wrote: reread */
-    rc = log_reload(o);
-  }
-  if (rc < 0) size = 0;
-  else if (o->c && off + (int64_t)len <= o->size_hint) size = o->size_hint;
+  if (o->c && off + (int64_t)len <= o->size_hint) size = o->size_hint;
   else rc = obj_size_locked(o, &size);
   if (rc == 0 && off < size) {
     if ((int64_t)len > size - off) len = (size_t)(size - off);

@@ -237,7 +237,7 @@ static ssize_t fd_io(int fd, const struct iovec *iov, int n, int64_t off, int wr
     if (write) {
       int64_t end;
       rc = ostio__pl_obj_pwrite(d->obj, iov[i].iov_base, iov[i].iov_len, at,
-                                use_off && (d->flags & O_APPEND), &end);
+                                !!(d->flags & O_APPEND), &end); /* pwrite too, as Linux */
       if (rc > 0) at = end;
     } else {
       rc = ostio__pl_obj_pread(d->obj, iov[i].iov_base, iov[i].iov_len, at);

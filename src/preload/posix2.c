@@ -6,6 +6,7 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -195,19 +196,46 @@ PL_EXPORT int ioctl(int fd, unsigned long req, ...)
   return set_errno(-ENOTTY); /* not a terminal, no file-system specific calls */
 }
 
-/* ---- zero-copy: refused, so the caller falls back to read/write ---------------------------- */
+/* ---- zero-copy: served by copying through the wrappers (one buffer of at
+ * most 1 MiB per call: callers loop on short counts) --------------------------- */
+
+static ssize_t copy_through(int in, off64_t *oin, int out, off64_t *oout, size_t len)
+{
+  size_t n = len < (1u << 20) ? len : (1u << 20);
+  char *buf = n ? malloc(n) : NULL;
+  if (n && !buf) return set_errno(-ENOMEM);
+  ssize_t r = n == 0 ? 0 : oin ? pread(in, buf, n, *oin) : read(in, buf, n);
+  ssize_t w = 0;
+  while (r > 0 && w < r) {
+    ssize_t k = oout ? pwrite(out, buf + w, (size_t)(r - w), *oout + w) : write(out, buf + w, (size_t)(r - w));
+    if (k <= 0) break;
+    w += k;
+  }
+  int e = errno;
+  free(buf);
+  if (r < 0) return -1;
+  if (w < r && w == 0) {
+    errno = e;
+    return -1;
+  }
+  if (oin) *oin += w;
+  else if (w < r) lseek(in, w - r, SEEK_CUR); /* give back what was not written */
+  if (oout) *oout += w;
+  return w;
+}
 
 PL_EXPORT ssize_t copy_file_range(int in, off64_t *oin, int out, off64_t *oout, size_t len,
                                   unsigned flags)
 {
   if (!OURS(in) && !OURS(out)) return PL_REAL(copy_file_range)(in, oin, out, oout, len, flags);
-  return set_errno(-EXDEV); /* cp, cat: "different file systems", fall back */
+  if (flags) return set_errno(-EINVAL);
+  return copy_through(in, oin, out, oout, len);
 }
 
 PL_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
 {
   if (!OURS(in) && !OURS(out)) return PL_REAL(sendfile)(out, in, off, count);
-  return set_errno(-EINVAL); /* as for a file that cannot be mmap'ed */
+  return copy_through(in, off, out, NULL, count);
 }
 
 PL_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count)
