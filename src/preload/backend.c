@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -41,6 +42,9 @@ struct ostio__pl_obj {
   int wactive;               /* this process has a writer identity           */
   int32_t own_src;
   uint64_t seen_gen;         /* *fork_gen when the indexes were read         */
+  uint32_t epoch;            /* of this writer's records (raised under locks)  */
+  int lockfd;                /* the manifest, read-only, for flock (-1 none)   */
+  int nlocks;                /* fcntl locks this process holds on it         */
 };
 
 /* After a fork the processes of the tree publish every write (the record is
@@ -196,6 +200,7 @@ static void obj_free(ostio__pl_obj *o)
     ostio__logmap_free(&o->map);
     ostio__logres_free(&o->res);
   }
+  if (o->lockfd >= 0) close(o->lockfd);
   pthread_mutex_destroy(&o->mu);
   free(o->path);
   free(o);
@@ -215,6 +220,7 @@ static int obj_new(const char *path, const struct stat *st, ostio__pl_obj **out)
   o->ino = st->st_ino;
   o->kind = kind;
   o->own_src = -1;
+  o->lockfd = -1;
   o->refs = 1;
   if (kind == OSTIO__CTR_KIND_STRIPED) rc = striped_open(o, 0);
   else if (kind == OSTIO__CTR_KIND_LOG) rc = fail(log_load(path, &o->d, &o->map), "cannot open", path);
@@ -311,6 +317,7 @@ static int log_writer(ostio__pl_obj *o)
   if (at < 0) return fail(at, "cannot add a writer to", o->path);
   o->own_src = at;
   o->wactive = 1;
+  o->epoch = 0;
   /* A clean size record would let readers skip the indexes: say "open". */
   ostio__sizerec r;
   if (ostio__sizerec_read(o->d->dirfd, o->path, &r) == 0 && r.clean) {
@@ -334,7 +341,30 @@ static int publish(ostio__pl_obj *o)
   return fail(rc, "cannot flush", o->path);
 }
 
-static uint64_t log_seq(const ostio__pl_obj *o) { return (uint64_t)o->w.session << 32; }
+static uint64_t log_seq(const ostio__pl_obj *o)
+{
+  return (uint64_t)o->w.session << 32 | o->epoch;
+}
+
+/* Under a lock, what this process writes next must win over everything
+ * published before: the epoch goes past the largest seq of our session; a
+ * larger session on disk (a process that started writing later) makes this
+ * process claim a new writer (session = largest + 1) at its next write. */
+static void log_order_after_all(ostio__pl_obj *o)
+{
+  uint64_t mx = 0;
+  for (size_t i = 0; i < o->map.n; i++)
+    if (o->map.e[i].r.seq > mx) mx = o->map.e[i].r.seq;
+  if (!o->wactive || mx < log_seq(o)) return;
+  if ((mx >> 32) == o->w.session && (uint32_t)mx < UINT32_MAX) {
+    o->epoch = (uint32_t)mx + 1;
+    return;
+  }
+  if (ostio__logw_flush(&o->w) == 0) log_own_to_map(o);
+  ostio__logw_close(&o->w);
+  o->wactive = 0;
+  o->epoch = 0;
+}
 
 /* This writer's appended records into the map. */
 static int log_own_to_map(ostio__pl_obj *o)
@@ -466,22 +496,27 @@ int ostio__pl_obj_sync(ostio__pl_obj *o)
   return rc;
 }
 
-int ostio__pl_obj_flush(ostio__pl_obj *o)
+int ostio__pl_obj_lock(ostio__pl_obj *o, int type, int wait)
 {
-  int rc = 0;
   pthread_mutex_lock(&o->mu);
-  if (o->d && o->wactive) rc = ostio__logw_flush(&o->w);
-  if (rc == 0 && o->d) rc = log_own_to_map(o);
+  if (o->lockfd < 0)
+    o->lockfd = openat(ostio__pl_obj_dirfd(o), OSTIO__CTR_MANIFEST, O_RDONLY | O_CLOEXEC);
+  int fd = o->lockfd, rc = 0;
+  if (type == F_UNLCK) {
+    if (o->d && o->wactive) rc = ostio__logw_flush(&o->w); /* publish, then let go */
+    rc = fail(rc, "cannot flush", o->path);
+    if (o->nlocks > 0 && --o->nlocks == 0 && fd >= 0) flock(fd, LOCK_UN);
+    pthread_mutex_unlock(&o->mu);
+    return rc;
+  }
   pthread_mutex_unlock(&o->mu);
-  return fail(rc, "cannot flush", o->path);
-}
-
-int ostio__pl_obj_refresh(ostio__pl_obj *o)
-{
-  int rc = 0;
+  if (fd >= 0 && flock(fd, (type == F_WRLCK ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)) < 0)
+    return errno == EWOULDBLOCK ? -EAGAIN : -errno;
   pthread_mutex_lock(&o->mu);
-  if (o->d) rc = log_reload(o);
-  else o->size_hint = 0; /* re-derived on the next read */
+  o->nlocks++;
+  if (o->d) rc = log_reload(o); /* see what the previous holder published */
+  if (rc == 0 && o->d) log_order_after_all(o);
+  else o->size_hint = 0;
   pthread_mutex_unlock(&o->mu);
   return rc;
 }

@@ -145,13 +145,17 @@ static int ctr_fcntl(int fd, int cmd, void *arg)
   case F_SETLKW:
   case F_OFD_SETLK:
   case F_OFD_SETLKW: {
-    /* Granted without exclusion (each process writes its own log). Taking
-     * a lock shows the other processes' writes, releasing one publishes
-     * ours: what ROMIO's read-modify-write under a lock needs. */
+    /* Whole-container flock between processes (ranges are not kept: a
+     * lock covers the container); taking one shows the writes the previous
+     * holder published, releasing one publishes ours. That is what ROMIO's
+     * read-modify-write under a lock (data sieving) needs. */
     const struct flock *l = arg;
+    if (!l) {
+      rc = set_errno(-EFAULT);
+      break;
+    }
     ostio__pl_inside++;
-    int r = l && l->l_type == F_UNLCK ? ostio__pl_obj_flush(d->obj)
-                                      : ostio__pl_obj_refresh(d->obj);
+    int r = ostio__pl_obj_lock(d->obj, l->l_type, cmd == F_SETLKW || cmd == F_OFD_SETLKW);
     ostio__pl_inside--;
     if (r < 0) rc = set_errno(r);
     break;

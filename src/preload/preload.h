@@ -129,9 +129,10 @@ ssize_t ostio__pl_obj_pwrite(ostio__pl_obj *o, const void *buf, size_t len, int6
 int ostio__pl_obj_size(ostio__pl_obj *o, int64_t *size);
 int ostio__pl_obj_truncate(ostio__pl_obj *o, int64_t size);
 int ostio__pl_obj_sync(ostio__pl_obj *o);
-/* Before lock calls: see the other processes' writes; after unlock: flush. */
-int ostio__pl_obj_refresh(ostio__pl_obj *o);
-int ostio__pl_obj_flush(ostio__pl_obj *o);
+/* fcntl locks: a whole-container flock (shared for F_RDLCK, exclusive for
+ * F_WRLCK) between processes, counted per process; taking one rereads the
+ * indexes, F_UNLCK publishes the pending record first. -errno. */
+int ostio__pl_obj_lock(ostio__pl_obj *o, int type, int wait);
 int ostio__pl_obj_stat(ostio__pl_obj *o, struct stat *st);
 const char *ostio__pl_obj_path(const ostio__pl_obj *o);
 int ostio__pl_obj_dirfd(const ostio__pl_obj *o);
