@@ -81,7 +81,9 @@ FILE *ostio__pl_cookie_file(int fd, const char *mode)
 {
   cookie_io_functions_t io = {c_read, c_write, c_seek, c_close};
   FILE *f = fopencookie((void *)(intptr_t)fd, mode, io);
-  if (f) remember(f, fd);
+  if (!f) return NULL;
+  setvbuf(f, NULL, _IOFBF, 1 << 16); /* few, large calls */
+  remember(f, fd);
   return f;
 }
 
