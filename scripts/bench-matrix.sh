@@ -28,8 +28,11 @@ done
 [ ${#groups[@]} -gt 0 ] || groups=(plain)
 here="$(cd "$(dirname "$0")/.." && pwd)"
 B="$here/$build/ostio-bench"
-[ -f "$here/$build/CMakeCache.txt" ] ||
+if [ -f "$here/$build/CMakeCache.txt" ]; then   # refresh: targets added since it was made
+  cmake -S "$here" -B "$here/$build" >/dev/null
+else
   cmake -S "$here" -B "$here/$build" -DCMAKE_BUILD_TYPE=Release -DOSTIO_TESTS=OFF >/dev/null
+fi
 cmake --build "$here/$build" -j2 --target ostio_bench >/dev/null
 mkdir -p "$out"
 DISK="${DISK:-/tmp}" TMPFS="${TMPFS:-/dev/shm}"

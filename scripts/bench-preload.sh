@@ -42,8 +42,11 @@ case "$size$iters$objects" in *[!0-9]*) echo "bench-preload: sizes and counts ar
 [ "$iters" -ge 1 ] && [ "$size" -ge 1 ] || { echo "bench-preload: --size-mib and --iters must be >= 1" >&2; exit 2; }
 here="$(cd "$(dirname "$0")/.." && pwd)"
 case "$build" in /*) bdir="$build" ;; *) bdir="$here/$build" ;; esac
-[ -f "$bdir/CMakeCache.txt" ] ||
+if [ -f "$bdir/CMakeCache.txt" ]; then   # refresh: targets added since it was made
+  cmake -S "$here" -B "$bdir" >/dev/null
+else
   cmake -S "$here" -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DOSTIO_TESTS=OFF >/dev/null
+fi
 cmake --build "$bdir" -j2 --target ostio_preload >/dev/null
 LIB="$bdir/libostio-preload.so"
 [ -f "$LIB" ] || { echo "bench-preload: $LIB was not built" >&2; exit 1; }
