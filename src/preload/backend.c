@@ -5,6 +5,7 @@
  * identity per process (claimed on the first write). Every function returns
  * 0 or -errno and runs with the caller's "inside" flag set, so the container
  * code's own system calls reach libc. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -45,6 +46,8 @@ struct ostio__pl_obj {
   uint32_t epoch;            /* of this writer's records (raised under locks)  */
   int lockfd;                /* the manifest, read-only, for flock (-1 none)   */
   int nlocks;                /* fcntl locks this process holds on it         */
+  pid_t unlinked;            /* renamed away by unlink in this pid: removed at
+                              * its last close (0: not unlinked)              */
 };
 
 /* After a fork the processes of the tree publish every write (the record is
@@ -169,6 +172,41 @@ static int log_reload(ostio__pl_obj *o)
   return 0;
 }
 
+/* Did another process publish since the indexes were read? Each hostdir is
+ * listed (O_NOATIME, by the open wrapper): an index log that is new, or
+ * whose size differs from the listing the load used, says yes. Our own
+ * index (we know what we appended) does not count. One open, a listing and
+ * one fstatat per index log: cheap next to a reload. */
+static int log_changed(ostio__pl_obj *o)
+{
+  ostio__logdir *d = o->d;
+  int changed = 0;
+  for (int32_t h = 0; h < d->m.hostdirs && !changed; h++) {
+    char name[32];
+    snprintf(name, sizeof name, "hostdir.%03d", (int)h);
+    int hfd = openat(d->dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *dir = hfd >= 0 ? fdopendir(hfd) : NULL;
+    if (!dir) {
+      if (hfd >= 0) close(hfd);
+      continue; /* not made yet (or unreadable: the load said so) */
+    }
+    struct dirent *e;
+    while (!changed && (e = readdir(dir))) {
+      uint32_t se, wr;
+      struct stat st;
+      if (ostio__log_parse_name(e->d_name, &se, &wr) != 2) continue; /* index logs only */
+      int i = ostio__log_src_find(d, se, wr);
+      if (i == o->own_src && i >= 0) continue;
+      if (i < 0 || !(d->src[i].flags & OSTIO__LOGSRC_INDEX)) changed = 1;
+      else if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+               (int64_t)st.st_size != d->src[i].index_size)
+        changed = 1;
+    }
+    closedir(dir);
+  }
+  return changed;
+}
+
 static int log_size(ostio__pl_obj *o, int64_t *size);
 
 static ostio__pl_obj *reg_find(dev_t dev, ino_t ino)
@@ -180,11 +218,16 @@ static ostio__pl_obj *reg_find(dev_t dev, ino_t ino)
 
 static void obj_free(ostio__pl_obj *o)
 {
+  int remove_it = o->unlinked && o->unlinked == getpid();
   if (o->c) {
     ostio__io_fini(&o->io);
     ostio__ctr_close(&o->c, o->writable);
   }
   if (o->d) {
+    if (o->wactive && remove_it) {
+      ostio__logw_close(&o->w);
+      o->wactive = 0;
+    }
     if (o->wactive) {
       /* The last close of a process that wrote records the size clean,
        * derived from every writer's index (reread): a writer still running
@@ -201,9 +244,77 @@ static void obj_free(ostio__pl_obj *o)
     ostio__logres_free(&o->res);
   }
   if (o->lockfd >= 0) close(o->lockfd);
+  if (remove_it) ostio__pl_ctr_remove(o->path); /* the last close of an unlinked one */
   pthread_mutex_destroy(&o->mu);
   free(o->path);
   free(o);
+}
+
+/* o's directory is now at path (a rename): the container code's later opens
+ * (reloads, a writable reopen) use the new name. Under reg_mu. */
+static int obj_set_path(ostio__pl_obj *o, const char *path)
+{
+  char *p = strdup(path);
+  if (!p) return -ENOMEM;
+  pthread_mutex_lock(&o->mu);
+  free(o->path);
+  o->path = p;
+  pthread_mutex_unlock(&o->mu);
+  return 0;
+}
+
+static ostio__pl_obj *reg_find_path(const char *norm)
+{
+  struct stat st;
+  if (stat(norm, &st) < 0) return NULL;
+  return reg_find(st.st_dev, st.st_ino);
+}
+
+/* unlink of a container: when this process has it open, the kernel would
+ * keep the file until the last close. It is renamed to a hidden name in the
+ * same directory (NFS's "silly rename"), which readdir does not list, and
+ * removed at the last close in this process (or at exit). 1 when renamed,
+ * 0 when not open here (remove it), -errno. */
+int ostio__pl_ctr_unlink_open(const char *norm)
+{
+  static unsigned n;
+  int rc = 0;
+  pthread_mutex_lock(&reg_mu);
+  ostio__pl_obj *o = reg_find_path(norm);
+  if (o) {
+    const char *slash = strrchr(norm, '/');
+    char np[PL_PATH_MAX + 64];
+    snprintf(np, sizeof np, "%.*s/%s%ld.%u", (int)(slash - norm), norm, PL_UNLINKED_PREFIX,
+             (long)getpid(), __atomic_fetch_add(&n, 1, __ATOMIC_RELAXED));
+    if (rename(norm, np) < 0) rc = -errno;
+    else if ((rc = obj_set_path(o, np)) == 0) {
+      o->unlinked = getpid();
+      rc = 1;
+    }
+  }
+  pthread_mutex_unlock(&reg_mu);
+  return rc;
+}
+
+/* After a rename of a container: an open object follows its new name. */
+void ostio__pl_ctr_renamed(const char *newnorm)
+{
+  pthread_mutex_lock(&reg_mu);
+  ostio__pl_obj *o = reg_find_path(newnorm);
+  if (o && strcmp(o->path, newnorm)) obj_set_path(o, newnorm);
+  pthread_mutex_unlock(&reg_mu);
+}
+
+/* At exit: the unlinked containers this process still has open go. */
+void ostio__pl_obj_exit(void)
+{
+  pthread_mutex_lock(&reg_mu);
+  for (ostio__pl_obj *o = reg; o; o = o->next)
+    if (o->unlinked && o->unlinked == getpid()) {
+      ostio__pl_ctr_remove(o->path);
+      o->unlinked = 0;
+    }
+  pthread_mutex_unlock(&reg_mu);
 }
 
 static int obj_new(const char *path, const struct stat *st, ostio__pl_obj **out)
@@ -568,8 +679,12 @@ void ostio__pl_obj_atfork(int phase)
 int ostio__pl_obj_stat(ostio__pl_obj *o, struct stat *st)
 {
   int64_t size = 0, bytes = 0;
+  int rc = 0;
   pthread_mutex_lock(&o->mu);
-  int rc = obj_size_locked(o, &size);
+  /* The kernel's size is always current: what another process (one that
+   * exec'd, or any other) published since the load is read now. */
+  if (o->d && log_changed(o)) rc = log_reload(o);
+  if (rc == 0) rc = obj_size_locked(o, &size);
   if (rc == 0 && fstat(ostio__pl_obj_dirfd(o), st) < 0) rc = -errno;
   if (rc == 0 && o->c) {
     for (int32_t i = 0; i < o->c->m.nobjects; i++) {

@@ -61,7 +61,8 @@ static DIR *maybe_track(int dirfd, const char *path, DIR *d)
 PL_EXPORT DIR *opendir(const char *path)
 {
   char norm[PL_PATH_MAX];
-  if (ostio__pl_active() && ostio__pl_classify(AT_FDCWD, path, norm) == PL_PATH_CTR) {
+  int k = ostio__pl_active() ? ostio__pl_classify(AT_FDCWD, path, norm) : PL_PATH_PLAIN;
+  if (k == PL_PATH_CTR || k == PL_PATH_BELOW) {
     errno = ENOTDIR; /* a container is a file */
     return NULL;
   }
@@ -97,16 +98,27 @@ static void fix_type(DIR *d, const char *name, unsigned char *type)
   ostio__pl_inside--;
 }
 
+/* A container unlinked while open (renamed to a hidden name until its last
+ * close) is not listed. */
+static int hidden(const char *name)
+{
+  return !strncmp(name, PL_UNLINKED_PREFIX, sizeof PL_UNLINKED_PREFIX - 1);
+}
+
 PL_EXPORT struct dirent *readdir(DIR *d)
 {
   struct dirent *e = PL_REAL(readdir)(d);
-  if (e && !ostio__pl_inside && is_tracked(d)) fix_type(d, e->d_name, &e->d_type);
+  if (!e || ostio__pl_inside || !is_tracked(d)) return e;
+  while (e && hidden(e->d_name)) e = PL_REAL(readdir)(d);
+  if (e) fix_type(d, e->d_name, &e->d_type);
   return e;
 }
 
 PL_EXPORT struct dirent64 *readdir64(DIR *d)
 {
   struct dirent64 *e = PL_REAL(readdir64)(d);
-  if (e && !ostio__pl_inside && is_tracked(d)) fix_type(d, e->d_name, &e->d_type);
+  if (!e || ostio__pl_inside || !is_tracked(d)) return e;
+  while (e && hidden(e->d_name)) e = PL_REAL(readdir64)(d);
+  if (e) fix_type(d, e->d_name, &e->d_type);
   return e;
 }

@@ -66,11 +66,30 @@ static int is_ctr(int dirfd, const char *path, char *norm)
   return ostio__pl_active() && ostio__pl_classify(dirfd, path, norm) == PL_PATH_CTR;
 }
 
+/* What a path call should do: PL_PATH_CTR (norm filled), PL_PATH_BELOW
+ * (answer ENOTDIR: a container is a regular file in the path), else libc. */
+static int kind_of(int dirfd, const char *path, char *norm)
+{
+  if (!ostio__pl_active() || no_name(path)) return PL_PATH_PLAIN;
+  return ostio__pl_classify(dirfd, path, norm);
+}
+
+/* A path below a container (the kernel: ENOTDIR), without a stat. */
+static int below(int dirfd, const char *path)
+{
+  char norm[PL_PATH_MAX];
+  if (!ostio__pl_active() || no_name(path)) return 0;
+  int e = errno, r = ostio__pl_resolve(dirfd, path, norm) && ostio__pl_below_ctr(norm);
+  errno = e;
+  return r;
+}
+
 static int at_stat(int dirfd, const char *path, struct stat *st, int flags)
 {
   if ((flags & AT_EMPTY_PATH) && no_name(path) && OURS(dirfd)) return fd_stat(dirfd, st);
   int rc = PL_REAL(fstatat)(dirfd, path, st, flags);
   char norm[PL_PATH_MAX];
+  if (below(dirfd, path)) return set_errno(-ENOTDIR);
   if (rc != 0 || !S_ISDIR(st->st_mode) || !is_ctr(dirfd, path, norm)) return rc;
   ostio__pl_inside++;
   int r = ostio__pl_ctr_stat(norm, st);
@@ -173,6 +192,7 @@ PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
   }
   int rc = PL_REAL(statx)(dirfd, path, flags, mask, x);
   char norm[PL_PATH_MAX];
+  if (below(dirfd, path)) return set_errno(-ENOTDIR);
   if (rc != 0 || !S_ISDIR(x->stx_mode) || !is_ctr(dirfd, path, norm)) return rc;
   ostio__pl_inside++;
   int r = ostio__pl_ctr_stat(norm, &st);
@@ -199,7 +219,9 @@ PL_EXPORT int fstatfs64(int fd, struct statfs64 *sf) { return fstatfs(fd, (struc
 static int remove_ctr(const char *norm)
 {
   ostio__pl_inside++;
-  int rc = ostio__pl_ctr_remove(norm);
+  int rc = ostio__pl_ctr_unlink_open(norm); /* open here: hidden until the last close */
+  if (rc == 0) rc = ostio__pl_ctr_remove(norm);
+  else if (rc > 0) rc = 0;
   ostio__pl_inside--;
   return rc < 0 ? set_errno(rc) : 0;
 }
@@ -207,25 +229,98 @@ static int remove_ctr(const char *norm)
 PL_EXPORT int unlink(const char *path)
 {
   char norm[PL_PATH_MAX];
-  if (is_ctr(AT_FDCWD, path, norm)) return remove_ctr(norm);
+  int k = kind_of(AT_FDCWD, path, norm);
+  if (k == PL_PATH_CTR) return remove_ctr(norm);
+  if (k == PL_PATH_BELOW) return set_errno(-ENOTDIR);
   return PL_REAL(unlink)(path);
 }
 
 PL_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
   char norm[PL_PATH_MAX];
-  if (is_ctr(dirfd, path, norm)) {
+  int k = kind_of(dirfd, path, norm);
+  if (k == PL_PATH_CTR) {
     if (flags & AT_REMOVEDIR) return set_errno(-ENOTDIR);
     return remove_ctr(norm);
   }
+  if (k == PL_PATH_BELOW) return set_errno(-ENOTDIR);
   return PL_REAL(unlinkat)(dirfd, path, flags);
 }
 
 PL_EXPORT int rmdir(const char *path)
 {
   char norm[PL_PATH_MAX];
-  if (is_ctr(AT_FDCWD, path, norm)) return set_errno(-ENOTDIR);
+  int k = kind_of(AT_FDCWD, path, norm);
+  if (k == PL_PATH_CTR || k == PL_PATH_BELOW) return set_errno(-ENOTDIR);
   return PL_REAL(rmdir)(path);
+}
+
+/* mkdir over a container is EEXIST (the real call says so: it is a
+ * directory); below one, ENOTDIR. */
+PL_DECL_REAL(mkdir);
+PL_DECL_REAL(mkdirat);
+PL_EXPORT int mkdir(const char *path, mode_t mode)
+{
+  if (below(AT_FDCWD, path)) return set_errno(-ENOTDIR);
+  return PL_REAL(mkdir)(path, mode);
+}
+
+PL_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+  if (below(dirfd, path)) return set_errno(-ENOTDIR);
+  return PL_REAL(mkdirat)(dirfd, path, mode);
+}
+
+/* access on a container answers for a regular file with the mode stat
+ * shows: the directory's r and w bits, no x bit (so X_OK is EACCES even
+ * for root, as for a file without any x bit). */
+PL_DECL_REAL(faccessat);
+PL_DECL_REAL(access);
+PL_DECL_REAL(euidaccess);
+PL_DECL_REAL(eaccess);
+static int ctr_access(int dirfd, const char *path, int mode, int flags, int *out)
+{
+  char norm[PL_PATH_MAX];
+  int k = kind_of(dirfd, path, norm);
+  if (k == PL_PATH_BELOW) {
+    *out = set_errno(-ENOTDIR);
+    return 1;
+  }
+  if (k != PL_PATH_CTR) return 0;
+  if (mode & X_OK) {
+    *out = set_errno(-EACCES);
+    return 1;
+  }
+  *out = PL_REAL(faccessat)(dirfd, path, mode, flags);
+  return 1;
+}
+
+PL_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+  int r;
+  if (ctr_access(dirfd, path, mode, flags, &r)) return r;
+  return PL_REAL(faccessat)(dirfd, path, mode, flags);
+}
+
+PL_EXPORT int access(const char *path, int mode)
+{
+  int r;
+  if (ctr_access(AT_FDCWD, path, mode, 0, &r)) return r;
+  return PL_REAL(access)(path, mode);
+}
+
+PL_EXPORT int euidaccess(const char *path, int mode)
+{
+  int r;
+  if (ctr_access(AT_FDCWD, path, mode, AT_EACCESS, &r)) return r;
+  return PL_REAL(euidaccess)(path, mode);
+}
+
+PL_EXPORT int eaccess(const char *path, int mode)
+{
+  int r;
+  if (ctr_access(AT_FDCWD, path, mode, AT_EACCESS, &r)) return r;
+  return PL_REAL(eaccess)(path, mode);
 }
 
 /* rename onto an existing name: a container target is removed first (the
@@ -235,8 +330,9 @@ static int prepare_rename(int odir, const char *old, int ndir, const char *new, 
 {
   char on[PL_PATH_MAX], nn[PL_PATH_MAX];
   if (!ostio__pl_active() || (flags & RENAME_NOREPLACE) || (flags & RENAME_EXCHANGE)) return 0;
-  int ok = ostio__pl_classify(odir, old, on) == PL_PATH_CTR;
-  int nk = ostio__pl_classify(ndir, new, nn) == PL_PATH_CTR;
+  int okind = ostio__pl_classify(odir, old, on), nkind = ostio__pl_classify(ndir, new, nn);
+  if (okind == PL_PATH_BELOW || nkind == PL_PATH_BELOW) return set_errno(-ENOTDIR);
+  int ok = okind == PL_PATH_CTR, nk = nkind == PL_PATH_CTR;
   if (!ok && !nk) return 0;
   if (ok && nk && !strcmp(on, nn)) return 0;
   struct stat st;
@@ -248,28 +344,44 @@ static int prepare_rename(int odir, const char *old, int ndir, const char *new, 
   return 0;
 }
 
+/* After a rename: an open container (old, or both with EXCHANGE) follows. */
+static int renamed(int rc, int odir, const char *old, int ndir, const char *new)
+{
+  char norm[PL_PATH_MAX];
+  if (rc < 0 || !ostio__pl_active()) return rc;
+  int e = errno;
+  ostio__pl_inside++;
+  if (ostio__pl_resolve(ndir, new, norm)) ostio__pl_ctr_renamed(norm);
+  if (ostio__pl_resolve(odir, old, norm)) ostio__pl_ctr_renamed(norm);
+  ostio__pl_inside--;
+  errno = e;
+  return rc;
+}
+
 PL_EXPORT int rename(const char *old, const char *new)
 {
   if (prepare_rename(AT_FDCWD, old, AT_FDCWD, new, 0) < 0) return -1;
-  return PL_REAL(rename)(old, new);
+  return renamed(PL_REAL(rename)(old, new), AT_FDCWD, old, AT_FDCWD, new);
 }
 
 PL_EXPORT int renameat(int odir, const char *old, int ndir, const char *new)
 {
   if (prepare_rename(odir, old, ndir, new, 0) < 0) return -1;
-  return PL_REAL(renameat)(odir, old, ndir, new);
+  return renamed(PL_REAL(renameat)(odir, old, ndir, new), odir, old, ndir, new);
 }
 
 PL_EXPORT int renameat2(int odir, const char *old, int ndir, const char *new, unsigned flags)
 {
   if (prepare_rename(odir, old, ndir, new, flags) < 0) return -1;
-  return PL_REAL(renameat2)(odir, old, ndir, new, flags);
+  return renamed(PL_REAL(renameat2)(odir, old, ndir, new, flags), odir, old, ndir, new);
 }
 
 PL_EXPORT int truncate(const char *path, off_t len)
 {
   char norm[PL_PATH_MAX];
-  if (!is_ctr(AT_FDCWD, path, norm)) return PL_REAL(truncate)(path, len);
+  int k = kind_of(AT_FDCWD, path, norm);
+  if (k == PL_PATH_BELOW) return set_errno(-ENOTDIR);
+  if (k != PL_PATH_CTR) return PL_REAL(truncate)(path, len);
   int fd = ostio__pl_open_ctr(norm, 1, O_WRONLY, 0);
   if (fd < 0) return -1;
   int rc = ftruncate(fd, len), e = errno;
@@ -284,14 +396,18 @@ PL_EXPORT int truncate64(const char *path, off64_t len) { return truncate(path, 
 PL_EXPORT int chmod(const char *path, mode_t mode)
 {
   char norm[PL_PATH_MAX];
-  if (is_ctr(AT_FDCWD, path, norm)) return 0;
+  int k = kind_of(AT_FDCWD, path, norm);
+  if (k == PL_PATH_BELOW) return set_errno(-ENOTDIR);
+  if (k == PL_PATH_CTR) return 0;
   return PL_REAL(chmod)(path, mode);
 }
 
 PL_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
   char norm[PL_PATH_MAX];
-  if (is_ctr(dirfd, path, norm)) return 0;
+  int k = kind_of(dirfd, path, norm);
+  if (k == PL_PATH_BELOW) return set_errno(-ENOTDIR);
+  if (k == PL_PATH_CTR) return 0;
   return PL_REAL(fchmodat)(dirfd, path, mode, flags);
 }
 
@@ -299,5 +415,6 @@ PL_EXPORT int utimensat(int dirfd, const char *path, const struct timespec t[2],
 {
   if (no_name(path) && OURS(dirfd))
     return futimens(dirfd, t);
+  if (below(dirfd, path)) return set_errno(-ENOTDIR);
   return PL_REAL(utimensat)(dirfd, path, t, flags);
 }

@@ -65,6 +65,11 @@ static int try_open(int dirfd, const char *path, int flags, mode_t mode, int *fd
   if (!ostio__pl_active()) return -1;
   if ((flags & O_PATH) && !(flags & O_DIRECTORY)) return -1;
   int k = ostio__pl_classify(dirfd, path, norm);
+  if (k == PL_PATH_BELOW) { /* a container is a file: nothing is below it */
+    errno = ENOTDIR;
+    *fd = -1;
+    return 0;
+  }
   if ((flags & O_PATH) && k != PL_PATH_CTR) return -1;
   if (k == PL_PATH_CTR && (flags & O_DIRECTORY)) { /* cp: "is the target a directory?" */
     errno = ENOTDIR;
@@ -107,10 +112,24 @@ static int relocate(int fd)
   return nfd;
 }
 
+/* The container code's own read-only opens (directories it lists, the
+ * manifest, logs) carry O_NOATIME when the kernel permits it (the owner):
+ * reading a container must not change the directory's atime, which stat
+ * shows as the file's (utimensat sets it). */
+static int own_open(int dirfd, const char *path, int flags, mode_t mode)
+{
+  if ((flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_PATH | O_NOATIME))) {
+    int fd = PL_REAL(openat)(dirfd, path, flags | O_NOATIME, mode);
+    if (fd >= 0 || errno != EPERM) return relocate(fd);
+  }
+  return relocate(PL_REAL(openat)(dirfd, path, flags, mode));
+}
+
 PL_EXPORT int open(const char *path, int flags, ...)
 {
   OPEN_MODE(flags, mode);
   int fd;
+  if (ostio__pl_inside) return own_open(AT_FDCWD, path, flags, mode);
   if (try_open(AT_FDCWD, path, flags, mode, &fd) == 0) return fd;
   return relocate(PL_REAL(open)(path, flags, mode));
 }
@@ -125,6 +144,7 @@ PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
   OPEN_MODE(flags, mode);
   int fd;
+  if (ostio__pl_inside) return own_open(dirfd, path, flags, mode);
   if (try_open(dirfd, path, flags, mode, &fd) == 0) return fd;
   return relocate(PL_REAL(openat)(dirfd, path, flags, mode));
 }

@@ -108,11 +108,15 @@ static inline int ostio__pl_active(void)
 }
 
 /* Classify a path for the wrappers: norm receives the normalized path. */
-enum { PL_PATH_PLAIN = 0, PL_PATH_CTR = 1, PL_PATH_NEW = 2 };
+enum { PL_PATH_PLAIN = 0, PL_PATH_CTR = 1, PL_PATH_NEW = 2, PL_PATH_BELOW = 3 };
 /* dirfd AT_FDCWD or a directory fd; PL_PATH_CTR: an existing container;
  * PL_PATH_NEW: inside a prefix and does not exist (a creat would make a
- * container); PL_PATH_PLAIN: anything else (libc serves it). */
+ * container); PL_PATH_BELOW: a directory on the way (below the prefix) is
+ * a container: ENOTDIR, as for a regular file in a path; PL_PATH_PLAIN:
+ * anything else (libc serves it). */
 int ostio__pl_classify(int dirfd, const char *path, char *norm);
+/* 1 when a proper ancestor of norm strictly inside a prefix is a container. */
+int ostio__pl_below_ctr(const char *norm);
 /* 1 when norm is under (or is) a prefix: a cheap test without stat. */
 int ostio__pl_resolve(int dirfd, const char *path, char *norm);
 
@@ -140,6 +144,15 @@ int ostio__pl_obj_dirfd(const ostio__pl_obj *o);
 int ostio__pl_ctr_stat(const char *norm, struct stat *st);
 /* Removes the container at norm; -errno. */
 int ostio__pl_ctr_remove(const char *norm);
+/* unlink of a container this process has open: renamed to a hidden name
+ * (PL_UNLINKED_PREFIX<pid>.<n> in the same directory), removed at the last
+ * close here or at exit. 1 renamed, 0 not open here, -errno. */
+#define PL_UNLINKED_PREFIX ".ostio-unlinked."
+int ostio__pl_ctr_unlink_open(const char *norm);
+/* After a rename: an open container follows its new name. */
+void ostio__pl_ctr_renamed(const char *newnorm);
+/* At exit and _exit: removes the unlinked containers still open. */
+void ostio__pl_obj_exit(void);
 /* Writes every pending index record (exit, _exit). */
 void ostio__pl_obj_flush_all(void);
 /* Fork: before (flush writers, lock), after in parent and child. */

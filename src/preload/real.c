@@ -130,6 +130,7 @@ __attribute__((destructor)) static void pl_dtor(void)
   if (!ostio__pl_enabled) return;
   ostio__pl_inside++;
   ostio__pl_obj_flush_all();
+  ostio__pl_obj_exit();
   ostio__pl_inside--;
 }
 
@@ -162,10 +163,36 @@ int ostio__pl_resolve(int dirfd, const char *path, char *norm)
   return ostio__pl_prefixes_match(&ostio__pl_paths, norm) != 0;
 }
 
+/* Is a directory strictly between a prefix and norm a container? One
+ * faccessat per such level (none for a name directly in a prefix). */
+int ostio__pl_below_ctr(const char *norm)
+{
+  size_t plen = 0;
+  for (int i = 0; i < ostio__pl_paths.n; i++) {
+    size_t l = ostio__pl_paths.len[i];
+    if (!strncmp(norm, ostio__pl_paths.p[i], l) && norm[l] == '/' && (!plen || l < plen))
+      plen = l;
+  }
+  if (!plen) return 0;
+  char m[PL_PATH_MAX + 32];
+  int below = 0;
+  ostio__pl_inside++;
+  int e = errno;
+  for (const char *s = strchr(norm + plen + 1, '/'); s && !below; s = strchr(s + 1, '/')) {
+    snprintf(m, sizeof m, "%.*s/ostio.manifest", (int)(s - norm), norm);
+    if (PL_REAL(faccessat)(AT_FDCWD, m, F_OK, AT_EACCESS) == 0) below = 1;
+    else if (errno == ENOTDIR) break; /* the kernel's own ENOTDIR */
+  }
+  errno = e;
+  ostio__pl_inside--;
+  return below;
+}
+
 int ostio__pl_classify(int dirfd, const char *path, char *norm)
 {
   if (!ostio__pl_resolve(dirfd, path, norm)) return PL_PATH_PLAIN;
   if (ostio__pl_prefixes_match(&ostio__pl_paths, norm) != 1) return PL_PATH_PLAIN;
+  if (ostio__pl_below_ctr(norm)) return PL_PATH_BELOW;
   struct stat st;
   ostio__pl_inside++;
   int rc = PL_REAL(stat)(norm, &st);
@@ -175,15 +202,7 @@ int ostio__pl_classify(int dirfd, const char *path, char *norm)
     snprintf(m, sizeof m, "%s/ostio.manifest", norm);
     if (PL_REAL(faccessat)(AT_FDCWD, m, F_OK, AT_EACCESS) == 0) kind = PL_PATH_CTR;
   } else if (rc < 0 && e == ENOENT) {
-    /* A new name, unless its parent is a container (its internals are plain). */
-    char m[PL_PATH_MAX + 32];
-    snprintf(m, sizeof m, "%s", norm);
-    char *slash = strrchr(m, '/');
-    if (slash) {
-      snprintf(slash, sizeof m - (size_t)(slash - m), "/ostio.manifest");
-      kind = PL_REAL(faccessat)(AT_FDCWD, m, F_OK, AT_EACCESS) == 0 ? PL_PATH_PLAIN
-                                                                    : PL_PATH_NEW;
-    }
+    kind = PL_PATH_NEW; /* its parent is not a container: checked above */
   }
   ostio__pl_inside--;
   errno = e;

@@ -113,6 +113,11 @@ static FILE *open_stream(const char *path, const char *mode, int *done)
   int fl = mode ? mode_flags(mode) : -1;
   if (!path || fl < 0 || !ostio__pl_active()) return NULL;
   int k = ostio__pl_classify(AT_FDCWD, path, norm);
+  if (k == PL_PATH_BELOW) {
+    *done = 1;
+    errno = ENOTDIR;
+    return NULL;
+  }
   if (k != PL_PATH_CTR && !(k == PL_PATH_NEW && (fl & O_CREAT))) return NULL;
   *done = 1;
   int fd = ostio__pl_open_ctr(norm, k == PL_PATH_CTR, fl, 0666);
