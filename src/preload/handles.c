@@ -89,6 +89,7 @@ void ostio__pl_adopt_fds(void)
     int acc = access(target, W_OK) == 0 ? O_RDWR : O_RDONLY;
     ostio__pl_desc *d = ostio__pl_desc_new(o, acc | (fl & O_APPEND));
     if (d) d->off = lseek((int)fd, 0, SEEK_CUR);
+    if (d) d->shared = 1; /* the kernel offset is shared with the program that passed it */
     if (!d || d->off < 0 || ostio__pl_fdtab_set((int)fd, d) < 0) {
       free(d);
       ostio__pl_obj_release(o);

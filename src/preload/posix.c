@@ -199,9 +199,14 @@ PL_EXPORT int close(int fd)
 }
 
 /* ---- offsets ----------------------------------------------------------------------------
- * The offset lives in the description; it is also written through to the
- * placeholder fd's kernel offset, which fork and exec share: after a fork
- * (desc->shared) the kernel's value is the truth. */
+ * The offset lives in the description. The placeholder fd's kernel offset,
+ * which fork, exec and spawned programs see, is written lazily: a changed
+ * offset marks the description dirty, and every dirty one is written
+ * before fork (the prepare handler), exec, posix_spawn, system and popen.
+ * After a fork (desc->shared) the kernel's value is the truth: read back
+ * before and written through after each call. */
+
+static int offsets_dirty; /* a hint: some description may be dirty */
 
 static int64_t off_get(ostio__pl_desc *d, int fd)
 {
@@ -215,7 +220,26 @@ static int64_t off_get(ostio__pl_desc *d, int fd)
 static void off_set(ostio__pl_desc *d, int fd, int64_t off)
 {
   d->off = off;
-  PL_REAL(lseek)(fd, (off_t)off, SEEK_SET);
+  if (d->shared) {
+    PL_REAL(lseek)(fd, (off_t)off, SEEK_SET);
+  } else if (!d->kdirty) {
+    d->kdirty = 1;
+    __atomic_store_n(&offsets_dirty, 1, __ATOMIC_RELEASE);
+  }
+}
+
+void ostio__pl_offsets_sync(void)
+{
+  if (!__atomic_exchange_n(&offsets_dirty, 0, __ATOMIC_ACQ_REL)) return;
+  ostio__pl_fdtab_lock();
+  for (int fd = 0; fd < ostio__pl_fdtab_cap; fd++) {
+    ostio__pl_desc *d = ostio__pl_fdtab_slot[fd];
+    if (!d || !d->kdirty) continue;
+    pthread_mutex_lock(&d->mu);
+    if (PL_REAL(lseek)(fd, (off_t)d->off, SEEK_SET) >= 0) d->kdirty = 0;
+    pthread_mutex_unlock(&d->mu);
+  }
+  ostio__pl_fdtab_unlock();
 }
 
 static void put(ostio__pl_desc *d)

@@ -5,6 +5,9 @@
 #include <fcntl.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <alloca.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,4 +405,138 @@ PL_EXPORT int futimens(int fd, const struct timespec t[2])
   ostio__pl_inside--;
   put(d);
   return rc;
+}
+
+/* ---- exec, spawn ----------------------------------------------------------------------------
+ * Another program sees a container fd's offset only through its
+ * placeholder's kernel offset, and the writes of this process only once
+ * their index records are in the logs: both are written first. A raw
+ * clone/syscall exec or an fd passed over a socket (SCM_RIGHTS) is not
+ * seen (docs/preload.md). */
+
+static void before_exec(int spawn)
+{
+  if (!ostio__pl_enabled || ostio__pl_inside) return;
+  ostio__pl_inside++;
+  ostio__pl_offsets_sync();
+  ostio__pl_obj_flush_all();
+  if (spawn) { /* the new program shares the kernel offsets from now on, as after fork */
+    ostio__pl_fdtab_lock();
+    ostio__pl_fdtab_mark_shared();
+    ostio__pl_fdtab_unlock();
+  }
+  ostio__pl_inside--;
+}
+
+PL_DECL_REAL(execve);
+PL_DECL_REAL(execv);
+PL_DECL_REAL(execvp);
+PL_DECL_REAL(execvpe);
+PL_DECL_REAL(fexecve);
+PL_DECL_REAL(execveat);
+PL_DECL_REAL(posix_spawn);
+PL_DECL_REAL(posix_spawnp);
+PL_DECL_REAL(system);
+PL_DECL_REAL(popen);
+
+PL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+  before_exec(0);
+  return PL_REAL(execve)(path, argv, envp);
+}
+
+PL_EXPORT int execv(const char *path, char *const argv[])
+{
+  before_exec(0);
+  return PL_REAL(execv)(path, argv);
+}
+
+PL_EXPORT int execvp(const char *file, char *const argv[])
+{
+  before_exec(0);
+  return PL_REAL(execvp)(file, argv);
+}
+
+PL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+  before_exec(0);
+  return PL_REAL(execvpe)(file, argv, envp);
+}
+
+PL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+  before_exec(0);
+  return PL_REAL(fexecve)(fd, argv, envp);
+}
+
+PL_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+                       int flags)
+{
+  before_exec(0);
+  return PL_REAL(execveat)(dirfd, path, argv, envp, flags);
+}
+
+/* execl, execlp, execle: the argument list into an array (on the stack: an
+ * exec may follow vfork), then the v forms above. */
+#define ARGV_OF(arg, argv, ap)                                                         \
+  size_t n_ = 1;                                                                       \
+  va_start(ap, arg);                                                                   \
+  while (va_arg(ap, const char *)) n_++;                                               \
+  va_end(ap);                                                                          \
+  const char **argv = alloca((n_ + 1) * sizeof *argv);                                \
+  va_start(ap, arg);                                                                   \
+  argv[0] = arg;                                                                       \
+  for (size_t i_ = 1; i_ <= n_; i_++) argv[i_] = va_arg(ap, const char *);
+
+PL_EXPORT int execl(const char *path, const char *arg, ...)
+{
+  va_list ap;
+  ARGV_OF(arg, argv, ap);
+  va_end(ap);
+  return execv(path, (char *const *)argv);
+}
+
+PL_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+  va_list ap;
+  ARGV_OF(arg, argv, ap);
+  va_end(ap);
+  return execvp(file, (char *const *)argv);
+}
+
+PL_EXPORT int execle(const char *path, const char *arg, ...)
+{
+  va_list ap;
+  ARGV_OF(arg, argv, ap);
+  char *const *envp = va_arg(ap, char *const *);
+  va_end(ap);
+  return execve(path, (char *const *)argv, envp);
+}
+
+PL_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                          const posix_spawnattr_t *attr, char *const argv[],
+                          char *const envp[])
+{
+  before_exec(1);
+  return PL_REAL(posix_spawn)(pid, path, fa, attr, argv, envp);
+}
+
+PL_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                           const posix_spawnattr_t *attr, char *const argv[],
+                           char *const envp[])
+{
+  before_exec(1);
+  return PL_REAL(posix_spawnp)(pid, file, fa, attr, argv, envp);
+}
+
+PL_EXPORT int system(const char *cmd)
+{
+  before_exec(1);
+  return PL_REAL(system)(cmd);
+}
+
+PL_EXPORT FILE *popen(const char *cmd, const char *type)
+{
+  before_exec(1);
+  return PL_REAL(popen)(cmd, type);
 }

@@ -56,6 +56,8 @@ typedef struct ostio__pl_desc {
   int flags;               /* open flags: O_ACCMODE, O_APPEND, O_NONBLOCK  */
   int64_t off;             /* the offset (while not shared)                 */
   int shared;              /* after fork: the kernel placeholder's offset    */
+  int kdirty;              /* off not yet written to the placeholder's kernel
+                            * offset (written before fork, exec, spawn)       */
   pthread_mutex_t mu;      /* offset updates (read/write/lseek)             */
   void *obj;
 } ostio__pl_desc;
@@ -169,6 +171,9 @@ ssize_t ostio__pl_fd_read(int fd, void *buf, size_t len);
 ssize_t ostio__pl_fd_write(int fd, const void *buf, size_t len);
 off_t ostio__pl_fd_lseek(int fd, off_t off, int whence);
 int ostio__pl_fd_close(int fd);
+/* Writes every dirty offset through to its placeholder's kernel offset
+ * (what fork, exec and spawned programs see). */
+void ostio__pl_offsets_sync(void);
 
 /* ---- stdio.c ---------------------------------------------------------------------------- */
 /* A FILE over our fd (fopencookie); NULL with errno. */

@@ -59,6 +59,7 @@ void ostio__pl_debug(const char *fmt, ...)
 static void fork_prepare(void)
 {
   ostio__pl_inside++;
+  ostio__pl_offsets_sync(); /* before the objects' locks: a reader holds its description's */
   ostio__pl_obj_atfork(0);
   ostio__pl_fdtab_lock();
   ostio__pl_fdtab_mark_shared();
@@ -129,6 +130,7 @@ __attribute__((destructor)) static void pl_dtor(void)
 {
   if (!ostio__pl_enabled) return;
   ostio__pl_inside++;
+  ostio__pl_offsets_sync();
   ostio__pl_obj_flush_all();
   ostio__pl_obj_exit();
   ostio__pl_inside--;

@@ -7,10 +7,13 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "preload/preload.h"
+
+#define PL_STREAM_BUF (32 << 10)
 
 PL_DECL_REAL(fopen);
 PL_DECL_REAL(fopen64);
@@ -23,26 +26,34 @@ PL_DECL_REAL(fileno_unlocked);
 #define NFILES 256
 static FILE *files[NFILES];
 static int file_fd[NFILES];
+static char *file_buf[NFILES]; /* the stream's buffer: freed after fclose */
 static int nfiles;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
-static void remember(FILE *f, int fd)
+/* Remembers f (fd >= 0) or forgets it (fd < 0: returns its buffer, which
+ * the caller frees once the stream is closed, or keeps). */
+static char *remember(FILE *f, int fd, char *buf)
 {
+  char *old = NULL;
   pthread_mutex_lock(&mu);
   for (int i = 0; i < NFILES; i++) {
     if (fd >= 0 && !files[i]) {
       files[i] = f;
       file_fd[i] = fd;
+      file_buf[i] = buf;
       nfiles++;
       break;
     }
     if (fd < 0 && files[i] == f) {
       files[i] = NULL;
+      old = file_buf[i];
+      file_buf[i] = NULL;
       nfiles--;
       break;
     }
   }
   pthread_mutex_unlock(&mu);
+  return old;
 }
 
 static int cookie_fd_of(FILE *f)
@@ -77,13 +88,26 @@ static int c_close(void *c)
   return ostio__pl_fd_close((int)(intptr_t)c);
 }
 
+/* The stream's buffer. setvbuf with a NULL buffer keeps glibc's BUFSIZ
+ * (8 KiB), so it is allocated here. glibc's fread reads straight into the
+ * caller's memory when a request is at least the buffer's size: 32 KiB lets
+ * md5sum's and sha*sum's 32 KiB freads through without a copy, while
+ * smaller requests (getline, fgets, fscanf) still see few, large calls. */
+static size_t buf_size(void)
+{
+  const char *e = getenv("OSTIO_PL_STREAMBUF");
+  return e && atol(e) > 0 ? (size_t)atol(e) : (size_t)PL_STREAM_BUF;
+}
+
 FILE *ostio__pl_cookie_file(int fd, const char *mode)
 {
   cookie_io_functions_t io = {c_read, c_write, c_seek, c_close};
   FILE *f = fopencookie((void *)(intptr_t)fd, mode, io);
   if (!f) return NULL;
-  setvbuf(f, NULL, _IOFBF, 1 << 16); /* few, large calls */
-  remember(f, fd);
+  size_t sz = buf_size();
+  char *buf = malloc(sz);
+  if (buf) setvbuf(f, buf, _IOFBF, sz);
+  remember(f, fd, buf);
   return f;
 }
 
@@ -196,8 +220,10 @@ PL_EXPORT int fileno_unlocked(FILE *f)
 PL_DECL_REAL(fclose);
 PL_EXPORT int fclose(FILE *f)
 {
-  if (cookie_fd_of(f) >= 0) remember(f, -1);
-  return PL_REAL(fclose)(f);
+  char *buf = cookie_fd_of(f) >= 0 ? remember(f, -1, NULL) : NULL;
+  int rc = PL_REAL(fclose)(f);
+  free(buf);
+  return rc;
 }
 
 /* fd 0, 1 or 2 became (or stopped being) a container fd through dup2/dup3
@@ -220,7 +246,7 @@ void ostio__pl_std_swap(int fd)
     *std = f;
   } else if (!ours && cookie && saved_std[fd]) {
     fflush(*std);
-    remember(*std, -1);
+    remember(*std, -1, NULL); /* left open: its buffer stays */
     *std = saved_std[fd];
     saved_std[fd] = NULL;
   }
