@@ -105,3 +105,13 @@ void ostio__pl_adopt_fds(void)
   }
   closedir(dir);
 }
+
+void ostio__pl_desc_release(ostio__pl_desc *d)
+{
+  void *o = ostio__pl_desc_put(d);
+  if (o) {
+    ostio__pl_inside++;
+    ostio__pl_obj_release(o);
+    ostio__pl_inside--;
+  }
+}

@@ -33,22 +33,6 @@ PL_DECL_REAL(utimensat);
 /* NULL or "" (kept out of line: libc declares some of these nonnull). */
 __attribute__((noinline)) static int no_name(const char *p) { return !p || !*p; }
 
-static int set_errno(int rc)
-{
-  errno = -rc;
-  return -1;
-}
-
-static void put(ostio__pl_desc *d)
-{
-  void *o = ostio__pl_desc_put(d);
-  if (o) {
-    ostio__pl_inside++;
-    ostio__pl_obj_release(o);
-    ostio__pl_inside--;
-  }
-}
-
 static int fd_stat(int fd, struct stat *st)
 {
   ostio__pl_desc *d = ostio__pl_fdtab_get(fd);
@@ -56,8 +40,8 @@ static int fd_stat(int fd, struct stat *st)
   ostio__pl_inside++;
   int rc = ostio__pl_obj_stat(d->obj, st);
   ostio__pl_inside--;
-  put(d);
-  return rc < 0 ? set_errno(rc) : 0;
+  ostio__pl_desc_release(d);
+  return rc < 0 ? ostio__pl_errno(rc) : 0;
 }
 
 /* After a real stat said "directory": a container under a prefix? */
@@ -89,12 +73,12 @@ static int at_stat(int dirfd, const char *path, struct stat *st, int flags)
   if ((flags & AT_EMPTY_PATH) && no_name(path) && OURS(dirfd)) return fd_stat(dirfd, st);
   int rc = PL_REAL(fstatat)(dirfd, path, st, flags);
   char norm[PL_PATH_MAX];
-  if (below(dirfd, path)) return set_errno(-ENOTDIR);
+  if (below(dirfd, path)) return ostio__pl_errno(-ENOTDIR);
   if (rc != 0 || !S_ISDIR(st->st_mode) || !is_ctr(dirfd, path, norm)) return rc;
   ostio__pl_inside++;
   int r = ostio__pl_ctr_stat(norm, st);
   ostio__pl_inside--;
-  return r < 0 ? set_errno(r) : 0;
+  return r < 0 ? ostio__pl_errno(r) : 0;
 }
 
 PL_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
@@ -192,12 +176,12 @@ PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
   }
   int rc = PL_REAL(statx)(dirfd, path, flags, mask, x);
   char norm[PL_PATH_MAX];
-  if (below(dirfd, path)) return set_errno(-ENOTDIR);
+  if (below(dirfd, path)) return ostio__pl_errno(-ENOTDIR);
   if (rc != 0 || !S_ISDIR(x->stx_mode) || !is_ctr(dirfd, path, norm)) return rc;
   ostio__pl_inside++;
   int r = ostio__pl_ctr_stat(norm, &st);
   ostio__pl_inside--;
-  if (r < 0) return set_errno(r);
+  if (r < 0) return ostio__pl_errno(r);
   to_statx(&st, mask, x);
   return 0;
 }
@@ -206,9 +190,9 @@ PL_EXPORT int fstatfs(int fd, struct statfs *sf)
 {
   if (!OURS(fd)) return PL_REAL(fstatfs)(fd, sf);
   ostio__pl_desc *d = ostio__pl_fdtab_get(fd);
-  if (!d) return set_errno(-EBADF);
+  if (!d) return ostio__pl_errno(-EBADF);
   int rc = PL_REAL(fstatfs)(ostio__pl_obj_dirfd(d->obj), sf);
-  put(d);
+  ostio__pl_desc_release(d);
   return rc;
 }
 _Static_assert(sizeof(struct statfs) == sizeof(struct statfs64), "statfs64 differs");
@@ -223,7 +207,7 @@ static int remove_ctr(const char *norm)
   if (rc == 0) rc = ostio__pl_ctr_remove(norm);
   else if (rc > 0) rc = 0;
   ostio__pl_inside--;
-  return rc < 0 ? set_errno(rc) : 0;
+  return rc < 0 ? ostio__pl_errno(rc) : 0;
 }
 
 PL_EXPORT int unlink(const char *path)
@@ -231,7 +215,7 @@ PL_EXPORT int unlink(const char *path)
   char norm[PL_PATH_MAX];
   int k = kind_of(AT_FDCWD, path, norm);
   if (k == PL_PATH_CTR) return remove_ctr(norm);
-  if (k == PL_PATH_BELOW) return set_errno(-ENOTDIR);
+  if (k == PL_PATH_BELOW) return ostio__pl_errno(-ENOTDIR);
   return PL_REAL(unlink)(path);
 }
 
@@ -240,10 +224,10 @@ PL_EXPORT int unlinkat(int dirfd, const char *path, int flags)
   char norm[PL_PATH_MAX];
   int k = kind_of(dirfd, path, norm);
   if (k == PL_PATH_CTR) {
-    if (flags & AT_REMOVEDIR) return set_errno(-ENOTDIR);
+    if (flags & AT_REMOVEDIR) return ostio__pl_errno(-ENOTDIR);
     return remove_ctr(norm);
   }
-  if (k == PL_PATH_BELOW) return set_errno(-ENOTDIR);
+  if (k == PL_PATH_BELOW) return ostio__pl_errno(-ENOTDIR);
   return PL_REAL(unlinkat)(dirfd, path, flags);
 }
 
@@ -251,7 +235,7 @@ PL_EXPORT int rmdir(const char *path)
 {
   char norm[PL_PATH_MAX];
   int k = kind_of(AT_FDCWD, path, norm);
-  if (k == PL_PATH_CTR || k == PL_PATH_BELOW) return set_errno(-ENOTDIR);
+  if (k == PL_PATH_CTR || k == PL_PATH_BELOW) return ostio__pl_errno(-ENOTDIR);
   return PL_REAL(rmdir)(path);
 }
 
@@ -261,13 +245,13 @@ PL_DECL_REAL(mkdir);
 PL_DECL_REAL(mkdirat);
 PL_EXPORT int mkdir(const char *path, mode_t mode)
 {
-  if (below(AT_FDCWD, path)) return set_errno(-ENOTDIR);
+  if (below(AT_FDCWD, path)) return ostio__pl_errno(-ENOTDIR);
   return PL_REAL(mkdir)(path, mode);
 }
 
 PL_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 {
-  if (below(dirfd, path)) return set_errno(-ENOTDIR);
+  if (below(dirfd, path)) return ostio__pl_errno(-ENOTDIR);
   return PL_REAL(mkdirat)(dirfd, path, mode);
 }
 
@@ -283,12 +267,12 @@ static int ctr_access(int dirfd, const char *path, int mode, int flags, int *out
   char norm[PL_PATH_MAX];
   int k = kind_of(dirfd, path, norm);
   if (k == PL_PATH_BELOW) {
-    *out = set_errno(-ENOTDIR);
+    *out = ostio__pl_errno(-ENOTDIR);
     return 1;
   }
   if (k != PL_PATH_CTR) return 0;
   if (mode & X_OK) {
-    *out = set_errno(-EACCES);
+    *out = ostio__pl_errno(-EACCES);
     return 1;
   }
   *out = PL_REAL(faccessat)(dirfd, path, mode, flags);
@@ -331,7 +315,7 @@ static int prepare_rename(int odir, const char *old, int ndir, const char *new, 
   char on[PL_PATH_MAX], nn[PL_PATH_MAX];
   if (!ostio__pl_active() || (flags & RENAME_NOREPLACE) || (flags & RENAME_EXCHANGE)) return 0;
   int okind = ostio__pl_classify(odir, old, on), nkind = ostio__pl_classify(ndir, new, nn);
-  if (okind == PL_PATH_BELOW || nkind == PL_PATH_BELOW) return set_errno(-ENOTDIR);
+  if (okind == PL_PATH_BELOW || nkind == PL_PATH_BELOW) return ostio__pl_errno(-ENOTDIR);
   int ok = okind == PL_PATH_CTR, nk = nkind == PL_PATH_CTR;
   if (!ok && !nk) return 0;
   if (ok && nk && !strcmp(on, nn)) return 0;
@@ -380,7 +364,7 @@ PL_EXPORT int truncate(const char *path, off_t len)
 {
   char norm[PL_PATH_MAX];
   int k = kind_of(AT_FDCWD, path, norm);
-  if (k == PL_PATH_BELOW) return set_errno(-ENOTDIR);
+  if (k == PL_PATH_BELOW) return ostio__pl_errno(-ENOTDIR);
   if (k != PL_PATH_CTR) return PL_REAL(truncate)(path, len);
   int fd = ostio__pl_open_ctr(norm, 1, O_WRONLY, 0);
   if (fd < 0) return -1;
@@ -397,7 +381,7 @@ PL_EXPORT int chmod(const char *path, mode_t mode)
 {
   char norm[PL_PATH_MAX];
   int k = kind_of(AT_FDCWD, path, norm);
-  if (k == PL_PATH_BELOW) return set_errno(-ENOTDIR);
+  if (k == PL_PATH_BELOW) return ostio__pl_errno(-ENOTDIR);
   if (k == PL_PATH_CTR) return 0;
   return PL_REAL(chmod)(path, mode);
 }
@@ -406,7 +390,7 @@ PL_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
   char norm[PL_PATH_MAX];
   int k = kind_of(dirfd, path, norm);
-  if (k == PL_PATH_BELOW) return set_errno(-ENOTDIR);
+  if (k == PL_PATH_BELOW) return ostio__pl_errno(-ENOTDIR);
   if (k == PL_PATH_CTR) return 0;
   return PL_REAL(fchmodat)(dirfd, path, mode, flags);
 }
@@ -415,6 +399,6 @@ PL_EXPORT int utimensat(int dirfd, const char *path, const struct timespec t[2],
 {
   if (no_name(path) && OURS(dirfd))
     return futimens(dirfd, t);
-  if (below(dirfd, path)) return set_errno(-ENOTDIR);
+  if (below(dirfd, path)) return ostio__pl_errno(-ENOTDIR);
   return PL_REAL(utimensat)(dirfd, path, t, flags);
 }

@@ -26,12 +26,6 @@ PL_DECL_REAL(preadv2);
 PL_DECL_REAL(pwritev2);
 PL_DECL_REAL(lseek);
 
-static int set_errno(int rc)
-{
-  errno = -rc;
-  return -1;
-}
-
 /* ---- open ---------------------------------------------------------------------------- */
 
 int ostio__pl_open_ctr(const char *norm, int exists, int flags, mode_t mode)
@@ -53,7 +47,7 @@ int ostio__pl_open_ctr(const char *norm, int exists, int flags, mode_t mode)
   }
   if (rc < 0 && o) ostio__pl_obj_release(o);
   ostio__pl_inside--;
-  if (rc < 0) return set_errno(rc);
+  if (rc < 0) return ostio__pl_errno(rc);
   ostio__pl_debug("ostio-preload: open %s flags 0x%x -> fd %d", norm, flags, fd);
   return fd;
 }
@@ -242,16 +236,6 @@ void ostio__pl_offsets_sync(void)
   ostio__pl_fdtab_unlock();
 }
 
-static void put(ostio__pl_desc *d)
-{
-  void *o = ostio__pl_desc_put(d);
-  if (o) {
-    ostio__pl_inside++;
-    ostio__pl_obj_release(o);
-    ostio__pl_inside--;
-  }
-}
-
 static int can(const ostio__pl_desc *d, int write)
 {
   int acc = d->flags & O_ACCMODE;
@@ -267,7 +251,7 @@ static ssize_t fd_io(int fd, const struct iovec *iov, int n, int64_t off, int wr
     return -1;
   }
   if (!can(d, write)) {
-    put(d);
+    ostio__pl_desc_release(d);
     errno = EBADF;
     return -1;
   }
@@ -295,8 +279,8 @@ static ssize_t fd_io(int fd, const struct iovec *iov, int n, int64_t off, int wr
     pthread_mutex_unlock(&d->mu);
   }
   ostio__pl_inside--;
-  put(d);
-  if (rc < 0 && done == 0) return set_errno((int)rc);
+  ostio__pl_desc_release(d);
+  if (rc < 0 && done == 0) return ostio__pl_errno((int)rc);
   return done;
 }
 
@@ -445,8 +429,8 @@ off_t ostio__pl_fd_lseek(int fd, off_t off, int whence)
   if (rc == 0) off_set(d, fd, at);
   pthread_mutex_unlock(&d->mu);
   ostio__pl_inside--;
-  put(d);
-  if (rc < 0) return set_errno(rc);
+  ostio__pl_desc_release(d);
+  if (rc < 0) return ostio__pl_errno(rc);
   return (off_t)at;
 }
 

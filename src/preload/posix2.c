@@ -41,22 +41,6 @@ PL_DECL_REAL(syncfs);
 
 #define OURS(fd) (ostio__pl_fd_ours(fd) && !ostio__pl_inside)
 
-static int set_errno(int rc)
-{
-  errno = -rc;
-  return -1;
-}
-
-static void put(ostio__pl_desc *d)
-{
-  void *o = ostio__pl_desc_put(d);
-  if (o) {
-    ostio__pl_inside++;
-    ostio__pl_obj_release(o);
-    ostio__pl_inside--;
-  }
-}
-
 /* ---- dup --------------------------------------------------------------------------------- */
 
 /* newfd (made by the kernel from a dup of oldfd) shares oldfd's description. */
@@ -66,7 +50,7 @@ static int adopt_dup(int oldfd, int newfd)
   ostio__pl_desc *d = ostio__pl_fdtab_get(oldfd);
   if (!d) return newfd;
   int rc = ostio__pl_fdtab_set(newfd, d);
-  put(d);
+  ostio__pl_desc_release(d);
   if (rc < 0) {
     close(newfd);
     errno = EMFILE;
@@ -154,19 +138,19 @@ static int ctr_fcntl(int fd, int cmd, void *arg)
      * read-modify-write under a lock (data sieving) needs. */
     const struct flock *l = arg;
     if (!l) {
-      rc = set_errno(-EFAULT);
+      rc = ostio__pl_errno(-EFAULT);
       break;
     }
     ostio__pl_inside++;
     int r = ostio__pl_obj_lock(d->obj, l->l_type, cmd == F_SETLKW || cmd == F_OFD_SETLKW);
     ostio__pl_inside--;
-    if (r < 0) rc = set_errno(r);
+    if (r < 0) rc = ostio__pl_errno(r);
     break;
   }
   default:
     rc = PL_REAL(fcntl)(fd, cmd, arg); /* F_GETFD/F_SETFD and the like: the placeholder */
   }
-  put(d);
+  ostio__pl_desc_release(d);
   return rc;
 }
 
@@ -186,8 +170,7 @@ PL_EXPORT int fcntl64(int fd, int cmd, ...)
   va_start(ap, cmd);
   void *arg = va_arg(ap, void *);
   va_end(ap);
-  if (!OURS(fd)) return PL_REAL(fcntl)(fd, cmd, arg);
-  return ctr_fcntl(fd, cmd, arg);
+  return fcntl(fd, cmd, arg);
 }
 
 /* ---- ioctl --------------------------------------------------------------------------------- */
@@ -199,8 +182,8 @@ PL_EXPORT int ioctl(int fd, unsigned long req, ...)
   void *arg = va_arg(ap, void *);
   va_end(ap);
   if (!OURS(fd)) return PL_REAL(ioctl)(fd, req, arg);
-  if (req == FICLONE || req == FICLONERANGE || req == FS_IOC_FIEMAP) return set_errno(-EOPNOTSUPP);
-  return set_errno(-ENOTTY); /* not a terminal, no file-system specific calls */
+  if (req == FICLONE || req == FICLONERANGE || req == FS_IOC_FIEMAP) return ostio__pl_errno(-EOPNOTSUPP);
+  return ostio__pl_errno(-ENOTTY); /* not a terminal, no file-system specific calls */
 }
 
 /* ---- zero-copy: served by copying through the wrappers (one buffer of at
@@ -210,7 +193,7 @@ static ssize_t copy_through(int in, off64_t *oin, int out, off64_t *oout, size_t
 {
   size_t n = len < (1u << 20) ? len : (1u << 20);
   char *buf = n ? malloc(n) : NULL;
-  if (n && !buf) return set_errno(-ENOMEM);
+  if (n && !buf) return ostio__pl_errno(-ENOMEM);
   ssize_t r = n == 0 ? 0 : oin ? pread(in, buf, n, *oin) : read(in, buf, n);
   ssize_t w = 0;
   while (r > 0 && w < r) {
@@ -235,7 +218,7 @@ PL_EXPORT ssize_t copy_file_range(int in, off64_t *oin, int out, off64_t *oout, 
                                   unsigned flags)
 {
   if (!OURS(in) && !OURS(out)) return PL_REAL(copy_file_range)(in, oin, out, oout, len, flags);
-  if (flags) return set_errno(-EINVAL);
+  if (flags) return ostio__pl_errno(-EINVAL);
   return copy_through(in, oin, out, oout, len);
 }
 
@@ -254,7 +237,7 @@ PL_EXPORT ssize_t splice(int in, off64_t *oin, int out, off64_t *oout, size_t le
                          unsigned flags)
 {
   if (!OURS(in) && !OURS(out)) return PL_REAL(splice)(in, oin, out, oout, len, flags);
-  return set_errno(-EINVAL);
+  return ostio__pl_errno(-EINVAL);
 }
 
 /* ---- mmap ------------------------------------------------------------------------------------ */
@@ -283,7 +266,7 @@ PL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
       errno = n < 0 ? (int)-n : errno;
     }
   }
-  put(d);
+  ostio__pl_desc_release(d);
   return p;
 }
 
@@ -298,13 +281,13 @@ PL_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off6
 static int on_obj(int fd, int need_write, int (*f)(ostio__pl_obj *, int64_t), int64_t arg)
 {
   ostio__pl_desc *d = ostio__pl_fdtab_get(fd);
-  if (!d) return set_errno(-EBADF);
+  if (!d) return ostio__pl_errno(-EBADF);
   int rc = need_write && (d->flags & O_ACCMODE) == O_RDONLY ? -EINVAL : 0;
   ostio__pl_inside++;
   if (rc == 0) rc = f(d->obj, arg);
   ostio__pl_inside--;
-  put(d);
-  return rc < 0 ? set_errno(rc) : 0;
+  ostio__pl_desc_release(d);
+  return rc < 0 ? ostio__pl_errno(rc) : 0;
 }
 
 static int do_sync(ostio__pl_obj *o, int64_t unused) { return ostio__pl_obj_sync(o); }
@@ -338,7 +321,7 @@ PL_EXPORT int syncfs(int fd)
 PL_EXPORT int ftruncate(int fd, off_t len)
 {
   if (!OURS(fd)) return PL_REAL(ftruncate)(fd, len);
-  if (len < 0) return set_errno(-EINVAL);
+  if (len < 0) return ostio__pl_errno(-EINVAL);
   return on_obj(fd, 1, do_trunc, len);
 }
 
@@ -347,8 +330,8 @@ PL_EXPORT int ftruncate64(int fd, off64_t len) { return ftruncate(fd, len); }
 PL_EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
 {
   if (!OURS(fd)) return PL_REAL(fallocate)(fd, mode, off, len);
-  if (off < 0 || len <= 0) return set_errno(-EINVAL);
-  if (mode & ~FALLOC_FL_KEEP_SIZE) return set_errno(-EOPNOTSUPP);
+  if (off < 0 || len <= 0) return ostio__pl_errno(-EINVAL);
+  if (mode & ~FALLOC_FL_KEEP_SIZE) return ostio__pl_errno(-EOPNOTSUPP);
   if (mode & FALLOC_FL_KEEP_SIZE) return 0;
   return on_obj(fd, 1, do_grow, off + len);
 }
@@ -399,11 +382,11 @@ PL_EXPORT int futimens(int fd, const struct timespec t[2])
 {
   if (!OURS(fd)) return PL_REAL(futimens)(fd, t);
   ostio__pl_desc *d = ostio__pl_fdtab_get(fd);
-  if (!d) return set_errno(-EBADF);
+  if (!d) return ostio__pl_errno(-EBADF);
   ostio__pl_inside++;
   int rc = PL_REAL(futimens)(ostio__pl_obj_dirfd(d->obj), t);
   ostio__pl_inside--;
-  put(d);
+  ostio__pl_desc_release(d);
   return rc;
 }
 

@@ -16,6 +16,7 @@
 #ifndef OSTIO_PRELOAD_PRELOAD_H
 #define OSTIO_PRELOAD_PRELOAD_H
 
+#include <errno.h>
 #include <dirent.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -129,6 +130,15 @@ typedef struct ostio__pl_obj ostio__pl_obj;
 int ostio__pl_obj_open(const char *norm, int exists, int flags, mode_t mode,
                        ostio__pl_obj **out);
 void ostio__pl_obj_release(ostio__pl_obj *o);
+/* ostio__pl_desc_put, then the object's release (inside the library) when it
+ * was the last reference. */
+void ostio__pl_desc_release(ostio__pl_desc *d);
+/* errno = -rc; returns -1 (a wrapper's failure return). */
+static inline int ostio__pl_errno(int rc)
+{
+  errno = -rc;
+  return -1;
+}
 ssize_t ostio__pl_obj_pread(ostio__pl_obj *o, void *buf, size_t len, int64_t off);
 ssize_t ostio__pl_obj_pwrite(ostio__pl_obj *o, const void *buf, size_t len, int64_t off,
                              int append, int64_t *endoff);
