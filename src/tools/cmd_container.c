@@ -245,6 +245,34 @@ static const struct {
   void (*stat)(const ostio__ctr *c, int json);
 } kind_ops[] = {{OSTIO__CTR_KIND_STRIPED, stat_striped}};
 
+void ctr_print_size_record(int have, const ostio__sizerec *rec, int json)
+{
+  if (json) {
+    if (have) printf("{\"state\": \"%s\", \"size\": %" PRId64 "}", rec->clean ? "clean" : "open",
+                     rec->size);
+    else printf("null");
+  } else {
+    if (have) printf("size_record:  %s, %" PRId64 "\n", rec->clean ? "clean" : "open", rec->size);
+    else printf("size_record:  missing\n");
+  }
+}
+
+void ctr_print_footer(const ostio__manifest *m, int json)
+{
+  if (json) {
+    printf(", \"created\": ");
+    json_string(stdout, m->created);
+    printf(", \"created_by\": ");
+    json_string(stdout, m->created_by);
+    printf(", \"requested\": ");
+    json_string(stdout, m->requested);
+    printf("}\n");
+  } else {
+    printf("created:      %s\ncreated_by:   %s\nrequested:    %s\n", m->created, m->created_by,
+           m->requested);
+  }
+}
+
 static int sub_stat(int argc, char **argv)
 {
   static const char *usage =
@@ -274,29 +302,14 @@ static int sub_stat(int argc, char **argv)
     printf(", \"kind\": \"%s\", \"version\": %d, \"byte_order\": \"%s\", \"size\": %" PRId64,
            ostio__ctr_kind_name(m->kind), m->version, m->byte_order, size);
     printf(", \"size_record\": ");
-    if (have) printf("{\"state\": \"%s\", \"size\": %" PRId64 "}", rec.clean ? "clean" : "open",
-                     rec.size);
-    else printf("null");
   } else {
     printf("%s\nkind:         %s\nversion:      %d\nbyte_order:   %s\nsize:         %" PRId64
            "\n", path, ostio__ctr_kind_name(m->kind), m->version, m->byte_order, size);
-    if (have) printf("size_record:  %s, %" PRId64 "\n", rec.clean ? "clean" : "open", rec.size);
-    else printf("size_record:  missing\n");
   }
+  ctr_print_size_record(have, &rec, o.json);
   for (size_t i = 0; i < sizeof kind_ops / sizeof kind_ops[0]; i++)
     if (kind_ops[i].kind == m->kind) kind_ops[i].stat(c, o.json);
-  if (o.json) {
-    printf(", \"created\": ");
-    json_string(stdout, m->created);
-    printf(", \"created_by\": ");
-    json_string(stdout, m->created_by);
-    printf(", \"requested\": ");
-    json_string(stdout, m->requested);
-    printf("}\n");
-  } else {
-    printf("created:      %s\ncreated_by:   %s\nrequested:    %s\n", m->created, m->created_by,
-           m->requested);
-  }
+  ctr_print_footer(m, o.json);
 done:
   ostio__ctr_close(&c, 0);
   return rc;

@@ -83,30 +83,21 @@ int log_stat(const char *path, int json)
     json_string(stdout, path);
     printf(", \"kind\": \"log\", \"version\": %d, \"byte_order\": \"%s\", \"size\": %" PRId64
            ", \"size_from\": \"%s\", \"size_record\": ", m->version, m->byte_order, size, from);
-    if (have) printf("{\"state\": \"%s\", \"size\": %" PRId64 "}", rec.clean ? "clean" : "open",
-                     rec.size);
-    else printf("null");
+    ctr_print_size_record(have, &rec, 1);
     printf(", \"hostdirs\": %d, \"writers\": \"%s\", \"sessions\": %" PRIu32 ", \"logs\": %zu"
-           ", \"index_bytes\": %" PRId64 ", \"data_bytes\": %" PRId64 ", \"compact\": %s"
-           ", \"created\": ", (int)m->hostdirs, wr, d->max_session, d->nsrc, index_bytes,
-           data_bytes, d->compact ? "true" : "false");
-    json_string(stdout, m->created);
-    printf(", \"created_by\": ");
-    json_string(stdout, m->created_by);
-    printf(", \"requested\": ");
-    json_string(stdout, m->requested);
-    printf("}\n");
+           ", \"index_bytes\": %" PRId64 ", \"data_bytes\": %" PRId64 ", \"compact\": %s",
+           (int)m->hostdirs, wr, d->max_session, d->nsrc, index_bytes, data_bytes,
+           d->compact ? "true" : "false");
   } else {
     printf("%s\nkind:         log\nversion:      %d\nbyte_order:   %s\nsize:         %" PRId64
            " (from the %s)\n", path, m->version, m->byte_order, size, from);
-    if (have) printf("size_record:  %s, %" PRId64 "\n", rec.clean ? "clean" : "open", rec.size);
-    else printf("size_record:  missing\n");
+    ctr_print_size_record(have, &rec, 0);
     printf("hostdirs:     %d\nwriters:      %s\nsessions:     %" PRIu32 "\nlogs:         %zu "
-           "writers, %" PRId64 " index bytes, %" PRId64 " data bytes\ncompact:      %s\n"
-           "created:      %s\ncreated_by:   %s\nrequested:    %s\n", (int)m->hostdirs, wr,
-           d->max_session, d->nsrc, index_bytes, data_bytes, d->compact ? "current" : "none",
-           m->created, m->created_by, m->requested);
+           "writers, %" PRId64 " index bytes, %" PRId64 " data bytes\ncompact:      %s\n",
+           (int)m->hostdirs, wr, d->max_session, d->nsrc, index_bytes, data_bytes,
+           d->compact ? "current" : "none");
   }
+  ctr_print_footer(m, json);
   ostio__log_close(&d);
   return CLI_OK;
 }
