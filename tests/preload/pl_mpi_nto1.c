@@ -20,30 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix(uint64_t x)
-{
-  x ^= x >> 31;
-  x *= 0x7fb5d329728ea185ULL;
-  x ^= x >> 27;
-  x *= 0x81dadef4bc2dd44dULL;
-  x ^= x >> 33;
-  return x;
-}
-
-static void gen(unsigned char *b, size_t n, unsigned seed, uint64_t off)
-{
-  for (size_t i = 0; i < n; i++) {
-    uint64_t o = off + i;
-    b[i] = (unsigned char)(mix((o >> 3) * 0x9e3779b97f4a7c15ULL + seed) >> ((o & 7) * 8));
-  }
-}
-
-static uint64_t fnv(const unsigned char *b, size_t n)
-{
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
-  return h;
-}
+#include "pl_gen.h"
 
 static size_t block_len(int b) { return 47008 + (size_t)((b * 7919) % 4097); }
 

@@ -32,6 +32,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pl_gen.h"
+
 #define KIB 1024
 #define MIB (1024 * 1024)
 
@@ -93,31 +95,6 @@ static char *opath(const char *name)
   i = (i + 1) % 4;
   snprintf(buf[i], sizeof buf[i], "%s/%s", g_out, name);
   return buf[i];
-}
-
-/* Non-repeating bytes: byte at absolute offset off of stream seed. */
-static uint64_t mix(uint64_t x)
-{
-  x ^= x >> 31;
-  x *= 0x7fb5d329728ea185ULL;
-  x ^= x >> 27;
-  x *= 0x81dadef4bc2dd44dULL;
-  x ^= x >> 33;
-  return x;
-}
-static void gen(unsigned char *b, size_t n, unsigned seed, uint64_t off)
-{
-  for (size_t i = 0; i < n; i++) {
-    uint64_t o = off + i;
-    b[i] = (unsigned char)(mix((o >> 3) * 0x9e3779b97f4a7c15ULL + seed) >> ((o & 7) * 8));
-  }
-}
-
-static uint64_t fnv(const unsigned char *b, size_t n)
-{
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
-  return h;
 }
 
 static void *xmalloc(size_t n)
