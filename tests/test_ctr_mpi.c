@@ -275,6 +275,105 @@ static void test_sizes_and_independent(void)
   free(big);
 }
 
+/* Issue 13 item 6: I/O in the last stripe below 2^63 (the stripe end
+ * (stripe+1)*S overflowed and corrupted the heap). The logical offsets are
+ * representable, so the request goes to the file system: on a file system
+ * whose largest file is smaller (ext4: 16 TiB) every call fails with
+ * OSTIO_EFBIG ("file too large", not OSTIO_ENOSPC) on every rank and nothing
+ * is written; on tmpfs (largest file 2^63-1) it succeeds and reads back. */
+static void near_2p63_in(const char *base, int fits)
+{
+  static const char *strats[] = {"independent", "even", "aligned", "ost"};
+  const int64_t at = INT64_MAX - 99; /* 2^63-100 */
+  for (int k = 1; k <= 2; k++)
+    for (int s = 0; s < 4; s++) {
+      char p[700], spec[300];
+      snprintf(p, sizeof p, "%s/big_%d_%s", base, k, strats[s]);
+      snprintf(spec, sizeof spec, "ostio_container=striped ostio_objects=%d striping_unit=%d "
+               "ostio_strategy=%s", k, S, strats[s]);
+      ostio_file *fh = NULL;
+      int rc = open_with(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR |
+                         MPI_MODE_DELETE_ON_CLOSE, spec, &fh);
+      CHECKF(rc == 0, "%s: open %d %s", p, rc, ostio_last_error());
+      if (rc < 0) continue;
+      uint8_t w[40], r[40];
+      for (int i = 0; i < 40; i++) w[i] = (uint8_t)(0xa0 + i);
+      int64_t size = -1;
+      if (rank == 0) {
+        rc = ostio_write_at(fh, at, w, 10);
+        if (fits)
+          CHECKF(rc == 0, "%s: write_at near 2^63: %d %s", p, rc, ostio_last_error());
+        else
+          CHECKF(rc == OSTIO_EFBIG && has("too large") && has("9223372036854775708"),
+                 "%s: write_at near 2^63: %d (%s) %s", p, rc, ostio_errname(rc),
+                 ostio_last_error());
+        memset(r, 0x55, sizeof r);
+        rc = ostio_read_at(fh, at, r, 10);
+        CHECKF(rc == 0, "%s: read_at near 2^63: %d %s", p, rc, ostio_last_error());
+        int ok = 1;
+        for (int i = 0; i < 10; i++) ok &= r[i] == (fits ? w[i] : 0);
+        CHECKF(ok, "%s: read_at near 2^63 gave other bytes", p);
+        CHECK(ostio_get_size(fh, &size) == 0);
+        CHECKF(size == (fits ? at + 10 : 0), "%s: size %lld after write_at", p, (long long)size);
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      /* Collective: rank r writes 8 bytes at 2^63-100+10+8r (the last stripe). */
+      ostio_extent e = {at + 10 + 8 * rank, 8};
+      rc = ostio_write_all(fh, &e, 1, w + 10 + 8 * rank);
+      if (fits)
+        CHECKF(rc == 0, "%s: write_all near 2^63: %d %s", p, rc, ostio_last_error());
+      else
+        CHECKF(rc == OSTIO_EFBIG && has("too large"), "%s: write_all near 2^63: %d (%s) %s", p,
+               rc, ostio_errname(rc), ostio_last_error());
+      memset(r, 0x55, sizeof r);
+      ostio_extent all = {at, 10 + 8 * nprocs}; /* rank 0 reads it all */
+      rc = ostio_read_all(fh, &all, rank == 0, r);
+      CHECKF(rc == 0, "%s: read_all near 2^63: %d %s", p, rc, ostio_last_error());
+      int ok = 1;
+      for (int i = 0; rank == 0 && i < 10 + 8 * nprocs; i++) ok &= r[i] == (fits ? w[i] : 0);
+      CHECKF(ok, "%s: read_all near 2^63 gave other bytes", p);
+      CHECK(ostio_get_size(fh, &size) == 0);
+      CHECKF(size == (fits ? at + 10 + 8 * nprocs : 0), "%s: size %lld", p, (long long)size);
+      CHECK(ostio_close(&fh) == 0);
+    }
+}
+
+/* 1 on every rank when rank 0 can write a byte at 2^63-2 in a file of base:
+ * the file system takes objects as large as the tests below need. */
+static int holds(const char *base)
+{
+  char p[700];
+  int ok = 0;
+  if (rank == 0) {
+    snprintf(p, sizeof p, "%s/probe", base);
+    int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    ok = fd >= 0 && pwrite(fd, "x", 1, (off_t)(INT64_MAX - 1)) == 1;
+    if (fd >= 0) close(fd);
+    unlink(p);
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ok;
+}
+
+static void test_near_2p63(void)
+{
+  near_2p63_in(dir, holds(dir)); /* ct_tmpdir: $TMPDIR or /tmp, ext4 here (16 TiB) */
+  /* tmpfs takes files up to 2^63-1 bytes: the same calls succeed. */
+  char shm[600] = "";
+  struct stat st;
+  int ok = rank == 0 && stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode);
+  if (ok) {
+    snprintf(shm, sizeof shm, "/dev/shm/ostio-ctrmpi-XXXXXX");
+    ok = mkdtemp(shm) != NULL;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(shm, sizeof shm, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (!ok) return;
+  near_2p63_in(shm, holds(shm)); /* tmpfs: files up to 2^63-1 bytes */
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) rmdir(shm);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -285,6 +384,7 @@ int main(int argc, char **argv)
   test_damage();
   test_create();
   test_sizes_and_independent();
+  test_near_2p63();
   ct_rmtree(MPI_COMM_WORLD, dir);
   int status = tu_done_mpi(MPI_COMM_WORLD, "", __FILE__);
   MPI_Finalize();

@@ -33,6 +33,7 @@ int main(void)
   CHECK(ostio__from_errno(2) == OSTIO_ENOENT);   /* ENOENT */
   CHECK(ostio__from_errno(28) == OSTIO_ENOSPC);  /* ENOSPC */
   CHECK(ostio__from_errno(5) == OSTIO_EIO);      /* EIO */
+  CHECK(ostio__from_errno(27) == OSTIO_EFBIG);   /* EFBIG: "file too large", not ENOSPC */
   int maj = -1, min = -1, pat = -1;
   ostio_version(&maj, &min, &pat);
   CHECK(maj >= 0 && min >= 0 && pat >= 0 && ostio_version_string()[0]);

@@ -564,6 +564,92 @@ static void ring_fallback(void)
   close(fd);
 }
 
+/* Issue 13 item 6: object routing in the last stripes below 2^63. The end of
+ * a request's last stripe, (stripe+1)*S, overflowed and the loop wrote past
+ * its array. Objects in base (a directory): on ext4 the object offsets are
+ * past the largest file, so every call is OSTIO_EFBIG ("File too large", not
+ * OSTIO_ENOSPC) and nothing is written; on tmpfs (fits) the bytes land at
+ * the object offsets of the Lustre mapping. */
+static void near_2p63_objects(const char *base, int fits)
+{
+  enum { K = 3, SZ = 4096 };
+  int fds[K];
+  char names[K][16], *np[K];
+  for (int i = 0; i < K; i++) {
+    char p[400];
+    snprintf(names[i], sizeof names[i], "o%d", i);
+    np[i] = names[i];
+    snprintf(p, sizeof p, "%s/%s", base, names[i]);
+    fds[i] = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    CHECK(fds[i] >= 0);
+  }
+  ostio__io_objects ot = {K, SZ, fds, np};
+  ostio__io io;
+  ostio__stats st;
+  CHECK(init_io(&io, -1, 0, NULL, &st, NULL) == 0 && ostio__io_set_objects(&io, &ot) == 0);
+  const int64_t at = INT64_MAX - 99;           /* 2^63-100, in the last stripe */
+  const int64_t cross = INT64_MAX / SZ * SZ - 50; /* crosses into the last stripe */
+  char w[200], r[200];
+  fill(w, sizeof w, 0, 7);
+  int rc = ostio__io_pwrite(&io, w, 10, at);
+  if (fits) CHECKF(rc == 0, "pwrite near 2^63: %d %s", rc, ostio_last_error());
+  else CHECKF(rc == OSTIO_EFBIG && has("File too large") && has("9223372036854775708"),
+              "pwrite near 2^63: %d %s", rc, ostio_last_error());
+  ostio__io_req q[2] = {{cross, 100, w + 10}, {at + 10, 40, w + 110}};
+  rc = ostio__io_write_batch(&io, q, 2);
+  if (fits) CHECKF(rc == 0, "batch near 2^63: %d %s", rc, ostio_last_error());
+  else CHECKF(rc == OSTIO_EFBIG, "batch near 2^63: %d %s", rc, ostio_last_error());
+  memset(r, 0x55, sizeof r);
+  CHECK(ostio__io_pread(&io, r, 10, at) == 0);
+  ostio__io_req g[2] = {{cross, 100, r + 10}, {at + 10, 40, r + 110}};
+  CHECK(ostio__io_read_batch(&io, g, 2) == 0);
+  int same = 1;
+  for (int i = 0; i < 150; i++) same &= r[i] == (fits ? w[i] : 0);
+  CHECK(same);
+  /* On disk: each byte at (stripe / K) * S + off % S of object stripe % K. */
+  int64_t offs[3] = {at, cross, at + 10}, lens[3] = {10, 100, 40};
+  const char *src[3] = {w, w + 10, w + 110};
+  for (int e = 0; e < 3; e++)
+    for (int64_t b = 0; b < lens[e]; b++) {
+      int64_t off = offs[e] + b, stripe = off / SZ;
+      char want = fits ? src[e][b] : 0;
+      int ok = on_disk(fds[stripe % K], &want, 1, stripe / K * SZ + off % SZ);
+      CHECKF(ok, "byte at logical %lld in object %lld", (long long)off, (long long)(stripe % K));
+      if (!ok) break;
+    }
+  for (int i = 0; i < K; i++) {
+    struct stat sb;
+    CHECK(fstat(fds[i], &sb) == 0);
+    if (!fits) CHECKF(sb.st_size == 0, "object %d has %lld bytes", i, (long long)sb.st_size);
+    close(fds[i]);
+  }
+  ostio__io_fini(&io);
+}
+
+/* 1 when a file in base can hold a byte at offset at (the file system's
+ * largest file), asked of the kernel with a scratch file. */
+static int holds(const char *base, int64_t at)
+{
+  char p[400];
+  snprintf(p, sizeof p, "%s/probe", base);
+  int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  int ok = fd >= 0 && pwrite(fd, "x", 1, (off_t)at) == 1;
+  if (fd >= 0) close(fd);
+  unlink(p);
+  return ok;
+}
+
+static void near_2p63(void)
+{
+  /* The largest object offset used below (3 objects of 4 KiB stripes). */
+  const int64_t top = (INT64_MAX - 50) / 4096 / 3 * 4096 + 4095;
+  near_2p63_objects(dir, holds(dir, top)); /* ext4 here: 16 TiB, too small */
+  char shm[] = "/dev/shm/ostio-io-XXXXXX";
+  if (!mkdtemp(shm)) return; /* no tmpfs: only the case above */
+  near_2p63_objects(shm, holds(shm, top)); /* tmpfs: files up to 2^63-1 */
+  tu_rmtree(shm);
+}
+
 int main(void)
 {
   tu_rng g;
@@ -574,6 +660,7 @@ int main(void)
   write_faults();
   read_faults();
   stripe_counters();
+  near_2p63();
   /* Does this build and kernel have a ring? (-1 after init: not built.) */
   ostio__io probe;
   ostio__io_init(&probe, -1, 0, NULL, NULL);

@@ -59,7 +59,8 @@ int ostio__from_errno(int e)
   case ENOENT: return OSTIO_ENOENT;
   case EEXIST: return OSTIO_EEXIST;
   case EACCES: case EPERM: case EROFS: return OSTIO_EACCES;
-  case ENOSPC: case EDQUOT: case EFBIG: return OSTIO_ENOSPC;
+  case ENOSPC: case EDQUOT: return OSTIO_ENOSPC;
+  case EFBIG: return OSTIO_EFBIG;
   case ENOTSUP: return OSTIO_ENOTSUP;
   case ERANGE: case EOVERFLOW: return OSTIO_ERANGE;
   case EISDIR: return OSTIO_EISDIR;

@@ -72,11 +72,18 @@ int ostio__io_set_objects(ostio__io *io, const ostio__io_objects *o)
   return 0;
 }
 
+/* The logical offset of object offset off in object obj. For an object
+ * offset that came from a logical one (every request here) the result is
+ * that offset, so it fits; anything larger saturates at 2^63-1 instead of
+ * overflowing (the value only names places in error details). */
 int64_t ostio__io_logical(const ostio__io *io, int32_t obj, int64_t off)
 {
-  if (obj < 0 || !io->obj) return off;
-  int64_t s = io->obj->stripe_size;
-  return (off / s * io->obj->n + obj) * s + off % s;
+  if (obj < 0 || !io->obj || off < 0) return off;
+  int64_t s = io->obj->stripe_size, row = off / s, n = io->obj->n;
+  if (row > (INT64_MAX - obj) / n) return INT64_MAX;
+  int64_t stripe = row * n + obj;
+  if (stripe > (INT64_MAX - off % s) / s) return INT64_MAX;
+  return stripe * s + off % s;
 }
 
 /* ---- one system call ----------------------------------------------------- */
@@ -93,7 +100,7 @@ static void count_stripes(ostio__io *io, int64_t off, size_t len)
   const ostio__comp *c = &l->comp[ci];
   if (off % c->stripe_size != 0) return;
   ostio__stat_add(io->stats, OSTIO__STAT_stripe_aligned_writes, 1);
-  if ((int64_t)len == c->stripe_size && off + c->stripe_size <= c->end)
+  if ((int64_t)len == c->stripe_size && c->stripe_size <= c->end - off)
     ostio__stat_add(io->stats, OSTIO__STAT_stripe_sized_writes, 1);
 }
 
@@ -129,7 +136,10 @@ static const char *advice(int err)
 {
   switch (err) {
   case ENOSPC: case EDQUOT: return "free space on the file system or raise the quota";
-  case EFBIG: return "the file reached the largest size the file system allows";
+  case EFBIG:
+    return "the offset is past the largest file the file system allows (ext4: 16 TiB; in a "
+           "striped container the limit applies to each object file); write at lower offsets "
+           "or use a file system with larger files";
   case EROFS: case EACCES: case EPERM:
     return "check the file's permissions and that the file system is mounted read-write";
   case ENOMEM: return "the node is out of memory; use smaller buffers (cb_buffer_size)";
@@ -266,9 +276,15 @@ static int route(const ostio__io *io, int is_write, const ostio__io_req *r, size
       p[k++] = (ostio__io_preq){io->fd, -1, r[i].off, r[i].len, r[i].buf};
       continue;
     }
+    /* off + len <= 2^63-1 (checked by the callers), and every value below
+     * stays within [off, off + len]: the end of pos's stripe is computed as
+     * pos + (bytes left in the stripe), never as (stripe + 1) * s, which
+     * overflows in the last stripe below 2^63. The object offset
+     * (stripe / n) * s + pos % s is at most pos. */
     int64_t s = o->stripe_size, pos = r[i].off, end = r[i].off + r[i].len;
     while (pos < end) {
-      int64_t stripe = pos / s, lim = (stripe + 1) * s < end ? (stripe + 1) * s : end;
+      int64_t stripe = pos / s, room = s - pos % s;
+      int64_t lim = end - pos <= room ? end : pos + room;
       int32_t obj = (int32_t)(stripe % o->n);
       p[k++] = (ostio__io_preq){o->fd[obj], obj, stripe / o->n * s + pos % s, lim - pos,
                                 r[i].buf + (pos - r[i].off)};

@@ -31,7 +31,10 @@ int ostio__domains_init(ostio__domains *d, int kind, const ostio_layout *l, int6
     int64_t base = lo - lo % s;
     int64_t stripes = span ? ceil_div(hi - base, s) : 1;
     d->lo = base;
-    d->size = ceil_div(stripes, naggr) * s;
+    /* Whole stripes per domain; near 2^63 the product may not fit: then one
+     * domain reaches the end (the last domain is open-ended anyway). */
+    int64_t per = ceil_div(stripes, naggr);
+    d->size = per > INT64_MAX / s ? INT64_MAX / s * s : per * s;
   }
   return 0;
 }
@@ -41,8 +44,9 @@ static int contiguous_owner(const ostio__domains *d, int64_t off, int64_t *run_e
   int64_t k = off < d->lo ? 0 : (off - d->lo) / d->size;
   if (k >= d->naggr) k = d->naggr - 1;
   if (run_end) {
-    int64_t end = k == d->naggr - 1 ? INT64_MAX : d->lo + (k + 1) * d->size;
-    if (off < d->lo && k == 0) end = d->lo + d->size;
+    /* d->lo + (k + 1) * d->size without overflow: saturates at 2^63-1. */
+    int64_t end = k == d->naggr - 1 || k + 1 > (INT64_MAX - d->lo) / d->size
+                      ? INT64_MAX : d->lo + (k + 1) * d->size;
     *run_end = end;
   }
   return (int)k;
