@@ -41,6 +41,25 @@ for kind in log striped; do
   run rm "$tmp/ctr/$kind"
   [ ! -e "$tmp/ctr/$kind" ] || { echo "FAIL $kind: rm left the container"; fail=1; }
 done
+# the path rule (issue 13 item 4): PREFIX/lnk/../c.dat with lnk -> another
+# directory names OTHER/c.dat (symlinks before ".."): dd writes that file and
+# leaves the container PREFIX/c.dat as it was (md5 of the bytes)
+mkdir -p "$tmp/other/sub"
+ln -s "$tmp/other/sub" "$tmp/ctr/lnk"
+echo "the plain file the user named" > "$tmp/other/c.dat"
+run cp "$tmp/in.bin" "$tmp/ctr/c.dat"
+head -c 70000 /dev/urandom > "$tmp/b.bin"
+run dd if="$tmp/b.bin" of="$tmp/ctr/lnk/../c.dat" status=none
+[ "$(md5sum < "$tmp/other/c.dat")" = "$(md5sum < "$tmp/b.bin")" ] ||
+  { echo "FAIL lnk/..: $tmp/other/c.dat does not hold the data dd wrote"; fail=1; }
+md5_of() { md5sum "$1" | cut -d' ' -f1; }
+[ -f "$tmp/ctr/c.dat/ostio.manifest" ] && [ "$(run md5sum "$tmp/ctr/c.dat" | cut -d' ' -f1)" = "$(md5_of "$tmp/in.bin")" ] ||
+  { echo "FAIL lnk/..: the container $tmp/ctr/c.dat changed"; fail=1; }
+# rm of a symlink to a container removes the link, not the container
+ln -s c.dat "$tmp/ctr/s"
+run rm "$tmp/ctr/s" || { echo "FAIL rm of a symlink to a container"; fail=1; }
+[ -f "$tmp/ctr/c.dat/ostio.manifest" ] && [ "$(run md5sum "$tmp/ctr/c.dat" | cut -d' ' -f1)" = "$(md5_of "$tmp/in.bin")" ] ||
+  { echo "FAIL rm of a symlink damaged the container"; fail=1; }
 # a program that never touches a container path behaves identically
 [ "$(run md5sum < "$tmp/in.bin")" = "$(md5sum < "$tmp/in.bin")" ] || { echo "FAIL plain"; fail=1; }
 [ $fail = 0 ] && echo "preload smoke: OK"

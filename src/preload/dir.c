@@ -54,7 +54,7 @@ static int is_tracked(DIR *d)
 static DIR *maybe_track(int dirfd, const char *path, DIR *d)
 {
   char norm[PL_PATH_MAX];
-  if (d && ostio__pl_active() && ostio__pl_resolve(dirfd, path, norm)) track(d, 1);
+  if (d && ostio__pl_active() && ostio__pl_resolve_at(dirfd, path, norm, 0)) track(d, 1);
   return d;
 }
 

@@ -58,6 +58,13 @@ static int kind_of(int dirfd, const char *path, char *norm)
   return ostio__pl_classify(dirfd, path, norm);
 }
 
+/* kind_of for calls that act on a final symlink itself (unlink, rmdir). */
+static int kind_of_link(int dirfd, const char *path, char *norm)
+{
+  if (!ostio__pl_active() || no_name(path)) return PL_PATH_PLAIN;
+  return ostio__pl_classify_at(dirfd, path, norm, PL_NOFOLLOW);
+}
+
 /* A path below a container (the kernel: ENOTDIR), without a stat. */
 static int below(int dirfd, const char *path)
 {
@@ -213,7 +220,7 @@ static int remove_ctr(const char *norm)
 PL_EXPORT int unlink(const char *path)
 {
   char norm[PL_PATH_MAX];
-  int k = kind_of(AT_FDCWD, path, norm);
+  int k = kind_of_link(AT_FDCWD, path, norm);
   if (k == PL_PATH_CTR) return remove_ctr(norm);
   if (k == PL_PATH_BELOW) return ostio__pl_errno(-ENOTDIR);
   return PL_REAL(unlink)(path);
@@ -222,7 +229,7 @@ PL_EXPORT int unlink(const char *path)
 PL_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
   char norm[PL_PATH_MAX];
-  int k = kind_of(dirfd, path, norm);
+  int k = kind_of_link(dirfd, path, norm);
   if (k == PL_PATH_CTR) {
     if (flags & AT_REMOVEDIR) return ostio__pl_errno(-ENOTDIR);
     return remove_ctr(norm);
@@ -234,7 +241,7 @@ PL_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 PL_EXPORT int rmdir(const char *path)
 {
   char norm[PL_PATH_MAX];
-  int k = kind_of(AT_FDCWD, path, norm);
+  int k = kind_of_link(AT_FDCWD, path, norm);
   if (k == PL_PATH_CTR || k == PL_PATH_BELOW) return ostio__pl_errno(-ENOTDIR);
   return PL_REAL(rmdir)(path);
 }
@@ -314,7 +321,8 @@ static int prepare_rename(int odir, const char *old, int ndir, const char *new, 
 {
   char on[PL_PATH_MAX], nn[PL_PATH_MAX];
   if (!ostio__pl_active() || (flags & RENAME_NOREPLACE) || (flags & RENAME_EXCHANGE)) return 0;
-  int okind = ostio__pl_classify(odir, old, on), nkind = ostio__pl_classify(ndir, new, nn);
+  int okind = ostio__pl_classify_at(odir, old, on, PL_NOFOLLOW);
+  int nkind = ostio__pl_classify_at(ndir, new, nn, PL_NOFOLLOW);
   if (okind == PL_PATH_BELOW || nkind == PL_PATH_BELOW) return ostio__pl_errno(-ENOTDIR);
   int ok = okind == PL_PATH_CTR, nk = nkind == PL_PATH_CTR;
   if (!ok && !nk) return 0;

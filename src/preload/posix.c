@@ -58,7 +58,8 @@ static int try_open(int dirfd, const char *path, int flags, mode_t mode, int *fd
   char norm[PL_PATH_MAX];
   if (!ostio__pl_active()) return -1;
   if ((flags & O_PATH) && !(flags & O_DIRECTORY)) return -1;
-  int k = ostio__pl_classify(dirfd, path, norm);
+  int nofollow = (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+  int k = ostio__pl_classify_at(dirfd, path, norm, nofollow ? PL_NOFOLLOW : 0);
   if (k == PL_PATH_BELOW) { /* a container is a file: nothing is below it */
     errno = ENOTDIR;
     *fd = -1;

@@ -26,9 +26,12 @@
 
 #define PL_EXPORT __attribute__((visibility("default")))
 
-/* ---- path.c (pure) ----------------------------------------------------------- */
+/* ---- path.c --------------------------------------------------------------------- */
 #define PL_PATH_MAX 4096
-#define PL_PREFIX_MAX 32
+#define PL_PREFIX_ENTRIES 32  /* directories in OSTIO_PRELOAD_PATHS             */
+#define PL_PREFIX_MAX 64      /* a set: each entry as written and its realpath   */
+#define PL_STR_(x) #x
+#define PL_STR(x) PL_STR_(x)
 typedef struct ostio__pl_prefixes {
   int n;
   char *p[PL_PREFIX_MAX];   /* normalized, no trailing slash, "/" never  */
@@ -36,18 +39,62 @@ typedef struct ostio__pl_prefixes {
 } ostio__pl_prefixes;
 /* Lexical normalization: path joined to cwd when relative (cwd absolute),
  * "//" and "." collapsed, ".." removes the previous component (never above
- * "/"), no trailing slash except for "/". Symlinks are not resolved.
+ * "/"), no trailing slash except for "/". Symlinks are not resolved: only
+ * the cheap "can this path be in a prefix?" test uses it.
  * 0, or -1 when the result does not fit in cap (ENAMETOOLONG). */
 int ostio__pl_path_norm(const char *cwd, const char *path, char *out, size_t cap);
-/* Adds each colon-separated directory of spec (relative ones against cwd);
- * empty entries and "/" are skipped. Returns the number of prefixes. */
-int ostio__pl_prefixes_parse(ostio__pl_prefixes *ps, const char *spec, const char *cwd);
-/* Adds one normalized prefix (when new). */
-void ostio__pl_prefixes_add(ostio__pl_prefixes *ps, const char *norm);
+/* OSTIO_PRELOAD_PATHS: every colon-separated entry must be an absolute path
+ * of an existing directory whose realpath is not "/" (at most
+ * PL_PREFIX_ENTRIES). spelled receives each entry as written (normalized)
+ * and its realpath, real the realpaths. Returns the number of real
+ * prefixes; 0 for an empty or NULL spec; -1 when an entry is refused (why:
+ * one line naming the variable, the entry, what is wrong and what is
+ * accepted; both sets left empty). */
+int ostio__pl_prefixes_parse(ostio__pl_prefixes *spelled, ostio__pl_prefixes *real,
+                             const char *spec, char *why, size_t whycap);
+/* Adds one normalized prefix (when new and not "/"); -1 when full or out of memory. */
+int ostio__pl_prefixes_add(ostio__pl_prefixes *ps, const char *norm);
 void ostio__pl_prefixes_free(ostio__pl_prefixes *ps);
 /* 1 when norm is strictly inside a prefix directory, 2 when it is a prefix
  * directory itself, 0 otherwise. */
 int ostio__pl_prefixes_match(const ostio__pl_prefixes *ps, const char *norm);
+/* 1 for a lexically normalized path through a /proc or /dev link the
+ * kernel resolves by itself: /dev/fd/..., /dev/std{in,out,err},
+ * /proc/{self,thread-self,PID}[/task/TID]/{fd,cwd,root}[/...]. */
+int ostio__pl_is_procpath(const char *norm);
+
+/* The system calls resolution uses (the preload passes libc's real ones,
+ * the unit test libc's). */
+typedef struct ostio__pl_fsops {
+  int (*openat)(int dirfd, const char *path, int flags, ...);
+  ssize_t (*readlinkat)(int dirfd, const char *path, char *buf, size_t cap);
+  int (*fstatat)(int dirfd, const char *path, struct stat *st, int flags);
+  int (*close)(int fd);
+} ostio__pl_fsops;
+enum { PL_NOFOLLOW = 1, /* a final symlink is the name itself (lstat, unlink, O_NOFOLLOW) */
+       PL_LSTAT = 2 };  /* fill res->st even when not following                         */
+enum { PL_RES_NAME = 0, /* out: a real directory + "/" + the final name               */
+       PL_RES_DIR = 1 }; /* out: the real directory a path ending in ".", "..", "/" names */
+typedef struct ostio__pl_res {
+  int kind;        /* PL_RES_NAME or PL_RES_DIR                                  */
+  int lerr;        /* PL_RES_NAME, when looked at: 0 (st is out's lstat) or errno */
+  struct stat st;
+} ostio__pl_res;
+/* The path the kernel would reach for (dirfd, path): the directory part is
+ * resolved by the kernel itself (an O_PATH|O_DIRECTORY open at dirfd, then
+ * its /proc/self/fd link), so symlinks are resolved before "..", and
+ * relative paths use dirfd (base: its real path, or the cwd's for
+ * AT_FDCWD; NULL for an absolute path). A final symlink is followed (at
+ * most 40 links: ELOOP) unless PL_NOFOLLOW without a trailing slash; a
+ * /proc/.../fd/N link to a container's ostio.manifest (a placeholder)
+ * stands for the container. A final name that does not exist stays as
+ * named (res->lerr ENOENT: an O_CREAT makes it there).
+ * 0, or -errno: ENAMETOOLONG (path or result of PL_PATH_MAX bytes or more:
+ * never truncated), ELOOP, and ENOENT/ENOTDIR/EACCES when the directory
+ * part does not resolve (then out is the deepest real directory + "/" +
+ * the component that failed, or "", for the "container on the way" test). */
+int ostio__pl_path_resolve(const ostio__pl_fsops *ops, int dirfd, const char *path,
+                           const char *base, int how, char *out, size_t cap, ostio__pl_res *res);
 
 /* ---- fdtab.c ----------------------------------------------------------------------
  * An open file description: what dup'ed fds share (offset, flags). obj is
@@ -110,18 +157,25 @@ static inline int ostio__pl_active(void)
   return ostio__pl_enabled && !ostio__pl_inside;
 }
 
-/* Classify a path for the wrappers: norm receives the normalized path. */
+/* Classify a path for the wrappers: norm receives the path the kernel
+ * would reach (docs/preload.md, "Which paths"). */
 enum { PL_PATH_PLAIN = 0, PL_PATH_CTR = 1, PL_PATH_NEW = 2, PL_PATH_BELOW = 3 };
-/* dirfd AT_FDCWD or a directory fd; PL_PATH_CTR: an existing container;
- * PL_PATH_NEW: inside a prefix and does not exist (a creat would make a
- * container); PL_PATH_BELOW: a directory on the way (below the prefix) is
- * a container: ENOTDIR, as for a regular file in a path; PL_PATH_PLAIN:
- * anything else (libc serves it). */
-int ostio__pl_classify(int dirfd, const char *path, char *norm);
+/* dirfd AT_FDCWD or a directory fd; how 0 or PL_NOFOLLOW (unlink, rename,
+ * O_NOFOLLOW, O_CREAT|O_EXCL: a final symlink is the name itself, so
+ * PL_PATH_PLAIN). PL_PATH_CTR: an existing container; PL_PATH_NEW: inside
+ * a prefix and does not exist (a creat would make a container);
+ * PL_PATH_BELOW: a directory on the way (below the prefix) is a container:
+ * ENOTDIR, as for a regular file in a path; PL_PATH_PLAIN: anything else
+ * (libc serves it). */
+int ostio__pl_classify_at(int dirfd, const char *path, char *norm, int how);
+int ostio__pl_classify(int dirfd, const char *path, char *norm); /* how 0 */
 /* 1 when a proper ancestor of norm strictly inside a prefix is a container. */
 int ostio__pl_below_ctr(const char *norm);
-/* 1 when norm is under (or is) a prefix: a cheap test without stat. */
+/* 1 when the resolved path (into norm; a final symlink not followed) is
+ * under or is a prefix, without a stat of the final name. */
 int ostio__pl_resolve(int dirfd, const char *path, char *norm);
+/* The same with how 0 (follow a final symlink: opendir) or PL_NOFOLLOW. */
+int ostio__pl_resolve_at(int dirfd, const char *path, char *norm, int how);
 
 /* ---- backend.c ---------------------------------------------------------------------- */
 typedef struct ostio__pl_obj ostio__pl_obj;

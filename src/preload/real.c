@@ -22,7 +22,6 @@ static int debug_on;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 PL_DECL_REAL(write);
-PL_DECL_REAL(stat);
 PL_DECL_REAL(readlink);
 PL_DECL_REAL(faccessat);
 
@@ -78,27 +77,46 @@ static void fork_child(void)
   ostio__pl_inside--;
 }
 
+/* A refused OSTIO_PRELOAD_PATHS: one line on stderr, whatever
+ * OSTIO_PRELOAD_DEBUG says (the user asked for containers and gets none). */
+static void warn_line(const char *why)
+{
+  char buf[1024];
+  int n = snprintf(buf, sizeof buf, "ostio-preload: %s; the library is disabled\n", why);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof buf) n = (int)sizeof buf - 1, buf[n - 1] = '\n';
+  ssize_t r = PL_REAL(write)(2, buf, (size_t)n);
+  (void)r;
+}
+
+static ostio__pl_prefixes spelled; /* the cheap lexical test (path.c)        */
+static ostio__pl_fsops fsops;      /* libc's real calls, for resolution      */
+PL_DECL_REAL(openat);
+PL_DECL_REAL(readlinkat);
+PL_DECL_REAL(fstatat);
+PL_DECL_REAL(close);
+
 static void do_init(void)
 {
   ostio__pl_inside++;
   const char *dbg = getenv("OSTIO_PRELOAD_DEBUG");
   debug_on = dbg && !strcmp(dbg, "1");
   const char *spec = getenv("OSTIO_PRELOAD_PATHS");
-  char cwd[PL_PATH_MAX];
-  if (!spec || !*spec) goto out;
-  if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, "/");
-  ostio__pl_prefixes lex = {0};
-  ostio__pl_prefixes_parse(&lex, spec, cwd);
-  for (int i = 0; i < lex.n; i++) {
-    ostio__pl_prefixes_add(&ostio__pl_paths, lex.p[i]);
-    char *rp = realpath(lex.p[i], NULL); /* the symlink-free spelling too */
-    if (rp) {
-      ostio__pl_prefixes_add(&ostio__pl_paths, rp);
-      free(rp);
-    }
+  char why[768];
+  if (!spec || !*spec) goto out; /* not asked for: silent */
+  fsops.openat = PL_REAL(openat);
+  fsops.readlinkat = PL_REAL(readlinkat);
+  fsops.fstatat = PL_REAL(fstatat);
+  fsops.close = PL_REAL(close);
+  if (!fsops.openat || !fsops.readlinkat || !fsops.fstatat || !fsops.close ||
+      !PL_REAL(readlink) || !PL_REAL(faccessat)) {
+    warn_line("libc functions missing (dlsym)");
+    goto out;
   }
-  ostio__pl_prefixes_free(&lex);
-  if (ostio__pl_paths.n == 0) goto out;
+  if (ostio__pl_prefixes_parse(&spelled, &ostio__pl_paths, spec, why, sizeof why) <= 0) {
+    warn_line(why);
+    goto out;
+  }
   struct rlimit rl;
   int cap = 65536;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
@@ -146,23 +164,71 @@ PL_EXPORT void _exit(int status)
 
 PL_EXPORT void _Exit(int status) { _exit(status); }
 
-int ostio__pl_resolve(int dirfd, const char *path, char *norm)
+/* The cheap test, before any system call beyond what a relative path
+ * needs (getcwd, or the dirfd's /proc link): can (dirfd, path) be in a
+ * prefix? Lexically inside or at a prefix (as written or real), or through
+ * a /proc or /dev/fd link. Anything else passes to libc with no further
+ * cost (docs/preload.md: a path that reaches a prefix only through a
+ * symlink outside every prefix is not looked at). base receives the real
+ * directory of a relative path. */
+static int candidate(int dirfd, const char *path, char *base, char *lex)
 {
-  char base[PL_PATH_MAX];
-  if (!path) return 0;
   if (path[0] != '/') {
     if (dirfd == AT_FDCWD) {
-      if (!getcwd(base, sizeof base)) return 0;
+      if (!getcwd(base, PL_PATH_MAX) || base[0] != '/') return 0;
     } else {
-      char link[64];
+      char link[40];
       snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
-      ssize_t n = PL_REAL(readlink)(link, base, sizeof base - 1);
-      if (n <= 0 || base[0] != '/') return 0;
+      ssize_t n = PL_REAL(readlink)(link, base, PL_PATH_MAX);
+      if (n <= 0 || n >= PL_PATH_MAX || base[0] != '/') return 0;
       base[n] = '\0';
     }
   }
-  if (ostio__pl_path_norm(path[0] == '/' ? "/" : base, path, norm, PL_PATH_MAX) < 0) return 0;
+  if (ostio__pl_path_norm(path[0] == '/' ? "/" : base, path, lex, PL_PATH_MAX) < 0) return 0;
+  return ostio__pl_prefixes_match(&spelled, lex) != 0 || ostio__pl_is_procpath(lex);
+}
+
+/* Resolution of a candidate: the path-resolve result (0 or -errno). */
+static int resolve(int dirfd, const char *path, char *norm, int how, ostio__pl_res *res)
+{
+  char base[PL_PATH_MAX];
+  norm[0] = '\0';
+  if (!path || !candidate(dirfd, path, base, norm)) { /* not ours */
+    norm[0] = '\0';
+    return -EXDEV;
+  }
+  int e = errno;
+  ostio__pl_inside++;
+  int rc = ostio__pl_path_resolve(&fsops, dirfd, path, path[0] == '/' ? NULL : base, how, norm,
+                                  PL_PATH_MAX, res);
+  ostio__pl_inside--;
+  errno = e;
+  if (rc < 0 && rc != -ENOENT && rc != -ENOTDIR) norm[0] = '\0';
+  return rc;
+}
+
+int ostio__pl_resolve_at(int dirfd, const char *path, char *norm, int how)
+{
+  ostio__pl_res res;
+  int rc = resolve(dirfd, path, norm, how, &res);
+  if (rc < 0) return norm[0] && ostio__pl_prefixes_match(&ostio__pl_paths, norm) == 1;
   return ostio__pl_prefixes_match(&ostio__pl_paths, norm) != 0;
+}
+
+int ostio__pl_resolve(int dirfd, const char *path, char *norm)
+{
+  return ostio__pl_resolve_at(dirfd, path, norm, PL_NOFOLLOW);
+}
+
+static int has_manifest(const char *dir)
+{
+  char m[PL_PATH_MAX + 32];
+  snprintf(m, sizeof m, "%s/ostio.manifest", dir);
+  ostio__pl_inside++;
+  int e = errno, r = PL_REAL(faccessat)(AT_FDCWD, m, F_OK, AT_EACCESS) == 0;
+  errno = e;
+  ostio__pl_inside--;
+  return r;
 }
 
 /* Is a directory strictly between a prefix and norm a container? One
@@ -190,23 +256,25 @@ int ostio__pl_below_ctr(const char *norm)
   return below;
 }
 
-int ostio__pl_classify(int dirfd, const char *path, char *norm)
+int ostio__pl_classify_at(int dirfd, const char *path, char *norm, int how)
 {
-  if (!ostio__pl_resolve(dirfd, path, norm)) return PL_PATH_PLAIN;
+  ostio__pl_res res;
+  int rc = resolve(dirfd, path, norm, how | PL_LSTAT, &res);
+  if (rc < 0) /* a directory on the way does not resolve: a container there? */
+    return norm[0] && ostio__pl_prefixes_match(&ostio__pl_paths, norm) == 1 &&
+                   ostio__pl_below_ctr(norm)
+               ? PL_PATH_BELOW
+               : PL_PATH_PLAIN;
   if (ostio__pl_prefixes_match(&ostio__pl_paths, norm) != 1) return PL_PATH_PLAIN;
   if (ostio__pl_below_ctr(norm)) return PL_PATH_BELOW;
-  struct stat st;
-  ostio__pl_inside++;
-  int rc = PL_REAL(stat)(norm, &st);
-  int e = errno, kind = PL_PATH_PLAIN;
-  if (rc == 0 && S_ISDIR(st.st_mode)) {
-    char m[PL_PATH_MAX + 32];
-    snprintf(m, sizeof m, "%s/ostio.manifest", norm);
-    if (PL_REAL(faccessat)(AT_FDCWD, m, F_OK, AT_EACCESS) == 0) kind = PL_PATH_CTR;
-  } else if (rc < 0 && e == ENOENT) {
-    kind = PL_PATH_NEW; /* its parent is not a container: checked above */
-  }
-  ostio__pl_inside--;
-  errno = e;
-  return kind;
+  if (res.kind == PL_RES_DIR) /* "ctr/." names a file's directory: ENOTDIR */
+    return has_manifest(norm) ? PL_PATH_BELOW : PL_PATH_PLAIN;
+  if (res.lerr == 0)
+    return S_ISDIR(res.st.st_mode) && has_manifest(norm) ? PL_PATH_CTR : PL_PATH_PLAIN;
+  return res.lerr == ENOENT ? PL_PATH_NEW : PL_PATH_PLAIN; /* the parent is no container */
+}
+
+int ostio__pl_classify(int dirfd, const char *path, char *norm)
+{
+  return ostio__pl_classify_at(dirfd, path, norm, 0);
 }

@@ -630,18 +630,26 @@ class Suite:
         """Broken environments: programs on plain paths behave as without the preload."""
         long_paths = ":".join(f"/nonexistent/{i:04d}/" + "x" * 200 for i in range(40))
         regular = os.path.join(self.src, "empty.bin")
+        pre = os.path.join(self.work, "pre")
+        # (name, environment, refused): a refused OSTIO_PRELOAD_PATHS prints one
+        # warning line per process naming the variable, and the library is
+        # disabled (docs/preload.md, "Start-up").
         cases = [
-            ("paths_unset", {"OSTIO_PRELOAD_PATHS": None}),
-            ("paths_empty", {"OSTIO_PRELOAD_PATHS": ""}),
-            ("paths_garbage", {"OSTIO_PRELOAD_PATHS": "/nonexistent/dir:relative/dir:::"}),
-            ("paths_regular_file", {"OSTIO_PRELOAD_PATHS": regular}),
-            ("paths_root", {"OSTIO_PRELOAD_PATHS": "/"}),
-            ("paths_too_many_long", {"OSTIO_PRELOAD_PATHS": long_paths}),
-            ("hints_broken", {"OSTIO_HINTS": "*:=4,garbage"}),
-            ("hints_unknown_kind", {"OSTIO_HINTS": "*:ostio_container=bogus"}),
+            ("paths_unset", {"OSTIO_PRELOAD_PATHS": None}, False),
+            ("paths_empty", {"OSTIO_PRELOAD_PATHS": ""}, False),
+            ("paths_garbage", {"OSTIO_PRELOAD_PATHS": "/nonexistent/dir:relative/dir:::"}, True),
+            ("paths_regular_file", {"OSTIO_PRELOAD_PATHS": regular}, True),
+            ("paths_root", {"OSTIO_PRELOAD_PATHS": "/"}, True),
+            ("paths_root_spelled", {"OSTIO_PRELOAD_PATHS": pre + ":" + self.work + "/../../../../../../../../.."}, True),
+            ("paths_relative", {"OSTIO_PRELOAD_PATHS": "pre"}, True),
+            ("paths_empty_entry", {"OSTIO_PRELOAD_PATHS": pre + ":"}, True),
+            ("paths_nonexistent", {"OSTIO_PRELOAD_PATHS": pre + "/does-not-exist"}, True),
+            ("paths_too_many_long", {"OSTIO_PRELOAD_PATHS": long_paths}, True),
+            ("hints_broken", {"OSTIO_HINTS": "*:=4,garbage"}, False),
+            ("hints_unknown_kind", {"OSTIO_HINTS": "*:ostio_container=bogus"}, False),
         ]
         ref = None
-        for cname, extra in cases:
+        for cname, extra, refused in cases:
             d = os.path.join(self.work, "startup", cname)
             os.makedirs(d)
             if ref is None:
@@ -657,7 +665,16 @@ class Suite:
                 else:
                     env[k] = v
             rc, t = run(["bash", "-c", SMOKE], d, env, 60)
+            warns = [ln for ln in t.splitlines() if ln.startswith("ostio-preload:")]
+            t = "".join(ln + "\n" for ln in t.splitlines() if not ln.startswith("ostio-preload:"))
             diff = compare(ref, normalize(t, [(d, "<DIR>")]) + f"[exit {rc}]\n")
+            if refused:
+                good = warns and all(w == warns[0] for w in warns) and \
+                    warns[0].startswith("ostio-preload: OSTIO_PRELOAD_PATHS") and "disabled" in warns[0]
+                self.res.add(f"startup/{cname}: refused with one warning line per process", bool(good),
+                             "\n".join(warns[:3]) or "no warning on stderr")
+            elif warns:
+                diff = (diff or "") + "\nunexpected warnings:\n" + "\n".join(warns[:3])
             dirs = [n for n in os.listdir(d) if os.path.isdir(os.path.join(d, n))]
             if dirs:
                 diff = (diff or "") + f"\ncontainers (directories) appeared: {dirs}"
@@ -680,6 +697,124 @@ class Suite:
             self.res.add(f"startup/{cname}: cp into a preload directory fails cleanly or works",
                          bool(ok), ("copied correctly\n" if ok_copy else "refused\n" if ok else "") + t)
 
+    def paths(self):
+        """The path rule (docs/preload.md, "Which paths"): the preload serves the
+        file the kernel would open, resolving symlinks before "..", relative
+        paths against the cwd or the dirfd, and /proc/self/fd links. Every case
+        checks bytes on disk (md5) of the file the kernel names and of every
+        container that must stay untouched."""
+        rand2 = os.path.join(self.src, "rand2.bin")
+        rand = os.path.join(self.src, "rand.bin")
+        md5_of = lambda path: hashlib.md5(open(path, "rb").read()).hexdigest()
+        want2, want1 = md5_of(rand2), md5_of(rand)
+
+        def setup(case):
+            base = os.path.join(self.work, "paths", case)
+            P, O = os.path.join(base, "P"), os.path.join(base, "O")
+            os.makedirs(os.path.join(O, "sub"))
+            os.makedirs(P)
+            env = self.env("plain", base)
+            env.update(LD_PRELOAD=self.a.preload, OSTIO_PRELOAD_PATHS=P, P=P, O=O)
+            return base, P, O, env
+
+        def sh(script, cwd, env):
+            rc, t = run(["bash", "-c", script], cwd, env, 60)
+            return rc, t
+
+        def ctr_md5(path, env):
+            """md5 of a container read through the preload, None when it is not one."""
+            if not os.path.isfile(os.path.join(path, "ostio.manifest")):
+                return None
+            rc, t = run(["md5sum", path], os.path.dirname(path), env, 60)
+            return t.split()[0] if rc == 0 and t else None
+
+        def check(case, cond, detail):
+            self.res.add(f"paths/{case}", bool(cond), detail)
+
+        # 1. PREFIX/lnk/../c.dat with lnk -> O/sub: the kernel's file is O/c.dat.
+        for case, how in (("dotdot_symlink_dd", 'dd if="$SRC/rand2.bin" of="$P/lnk/../c.dat" status=none'),
+                          ("dotdot_symlink_cwd", 'cd "$P" && dd if="$SRC/rand2.bin" of=lnk/../c.dat status=none'),
+                          ("dotdot_symlink_dirfd",
+                           '"$PY" -c \'import os,sys\nd=os.open(os.environ["P"],os.O_RDONLY)\n'
+                           'f=os.open("lnk/../c.dat",os.O_WRONLY|os.O_CREAT|os.O_TRUNC,0o644,dir_fd=d)\n'
+                           'os.write(f,open(os.environ["SRC"]+"/rand2.bin","rb").read())\'')):
+            base, P, O, env = setup(case)
+            os.symlink(os.path.join(O, "sub"), os.path.join(P, "lnk"))
+            with open(os.path.join(O, "c.dat"), "w") as f:
+                f.write("the plain file the user named\n")
+            rc, t = sh('cp "$SRC/rand.bin" "$P/c.dat" && ' + how + '; echo "rc=$?"', base, env)
+            got_o = md5_of(os.path.join(O, "c.dat"))
+            got_c = ctr_md5(os.path.join(P, "c.dat"), env)
+            check(case + ": the file the kernel names holds the data", got_o == want2 and "rc=0" in t,
+                  f"O/c.dat md5 {got_o}, want {want2}\n{t}")
+            check(case + ": the container PREFIX/c.dat is unchanged", got_c == want1,
+                  f"container md5 {got_c}, want {want1}")
+
+        # 2. A symlink to a container: rm and mv onto it act on the link only;
+        #    reading through it reads the container; O_NOFOLLOW refuses it.
+        base, P, O, env = setup("symlink_final")
+        os.symlink("c.dat", os.path.join(P, "s"))
+        os.symlink("c.dat", os.path.join(P, "s2"))
+        os.symlink("c.dat", os.path.join(P, "s3"))
+        rc, t = sh('cp "$SRC/rand.bin" "$P/c.dat"\n'
+                   'md5sum < "$P/s" | cut -d" " -f1\n'
+                   '"$PY" -c \'import os,sys\ntry:\n os.open(sys.argv[1],os.O_RDONLY|os.O_NOFOLLOW)\n print("nofollow opened")\n'
+                   'except OSError as e:\n print("nofollow", e.strerror)\' "$P/s3"\n'
+                   'rm "$P/s"; echo "rm rc=$?"\n'
+                   'echo plain > "$O/x"; mv "$O/x" "$P/s2"; echo "mv rc=$?"\n', base, env)
+        got_c = ctr_md5(os.path.join(P, "c.dat"), env)
+        check("symlink_final: read through a symlink to a container", t.startswith(want1 + "\n"), t)
+        check("symlink_final: O_NOFOLLOW on a symlink is ELOOP", "nofollow Too many levels of symbolic links" in t, t)
+        check("symlink_final: rm of a symlink removes the link only",
+              "rm rc=0" in t and not os.path.lexists(os.path.join(P, "s")) and got_c == want1,
+              f"container md5 {got_c}, want {want1}; link exists: {os.path.lexists(os.path.join(P, 's'))}\n{t}")
+        s2 = os.path.join(P, "s2")
+        check("symlink_final: mv onto a symlink replaces the link only",
+              "mv rc=0" in t and os.path.isfile(s2) and not os.path.islink(s2) and got_c == want1,
+              f"container md5 {got_c}, want {want1}; s2 is a link: {os.path.islink(s2)}\n{t}")
+
+        # 3. New names through symlinks inside the prefix: the container is
+        #    created where the kernel would create the file.
+        base, P, O, env = setup("symlink_create")
+        os.makedirs(os.path.join(P, "real"))
+        os.symlink("real", os.path.join(P, "lnkdir"))
+        os.symlink("real/target.dat", os.path.join(P, "dangling"))
+        rc, t = sh('cp "$SRC/rand2.bin" "$P/lnkdir/new.dat"; echo "cp rc=$?"\n'
+                   'cat "$SRC/rand2.bin" > "$P/dangling"; echo "redirect rc=$?"\n', base, env)
+        a = ctr_md5(os.path.join(P, "real", "new.dat"), env)
+        b = ctr_md5(os.path.join(P, "real", "target.dat"), env)
+        check("symlink_create: new name in a symlinked directory is a container there", a == want2,
+              f"real/new.dat md5 {a}, want {want2}\n{t}")
+        check("symlink_create: through a dangling symlink the target is created", b == want2
+              and os.path.islink(os.path.join(P, "dangling")), f"real/target.dat md5 {b}, want {want2}\n{t}")
+
+        # 4. /proc/self/fd and /dev/std*: the same container, never its manifest.
+        base, P, O, env = setup("procfd")
+        rc, t = sh('cp "$SRC/rand.bin" "$P/c.dat"\n'
+                   'md5sum /dev/stdin < "$P/c.dat" | cut -d" " -f1\n'
+                   'bash -c "echo hello > /dev/stdout" > "$P/d.dat"; echo "stdout rc=$?"\n'
+                   '"$PY" -c \'import os\nd=os.open(os.environ["P"],os.O_RDONLY)\n'
+                   'open("/proc/self/fd/%d/n.dat" % d,"wb").write(open(os.environ["SRC"]+"/rand2.bin","rb").read())\'\n'
+                   'echo "fdpath rc=$?"\n', base, env)
+        check("procfd: md5sum /dev/stdin < container reads the container", t.startswith(want1 + "\n"), t)
+        d = ctr_md5(os.path.join(P, "d.dat"), env)
+        want_hello = hashlib.md5(b"hello\n").hexdigest()
+        check("procfd: > /dev/stdout on a container writes the container", d == want_hello and "stdout rc=0" in t,
+              f"d.dat md5 {d}, want {want_hello}\n{t}")
+        n = ctr_md5(os.path.join(P, "n.dat"), env)
+        check("procfd: /proc/self/fd/DIRFD/name creates a container", n == want2, f"n.dat md5 {n}\n{t}")
+
+        # 5. Names longer than the kernel's limits: an error or a plain file,
+        #    never a crash; the data is where the kernel put it.
+        base, P, O, env = setup("long")
+        rc, t = sh('"$PY" -c \'import os,errno\nos.chdir(os.environ["P"])\n'
+                   'try:\n open("x"*300,"wb")\nexcept OSError as e: print("name", errno.errorcode[e.errno])\n'
+                   'try:\n open(os.environ["P"]+"/"+"d/"*2100+"f","wb")\nexcept OSError as e: print("path", errno.errorcode[e.errno])\n'
+                   'for i in range(30): os.mkdir("d"*200); os.chdir("d"*200)\n'
+                   'open("deep.dat","wb").write(b"deep")\nprint(open("deep.dat","rb").read())\'; echo "rc=$?"', base, env)
+        check("long: ENAMETOOLONG and a deep cwd, no crash",
+              "name ENAMETOOLONG" in t and "path ENAMETOOLONG" in t and "b'deep'" in t and "rc=0" in t, t)
+
     def main(self):
         t0 = time.time()
         make_inputs(self.src)
@@ -694,6 +829,8 @@ class Suite:
                 futs = [ex.submit(self.one, w, k) for w, k in jobs]
                 if re.search(self.a.only, "startup"):
                     futs.append(ex.submit(self.startup))
+                if re.search(self.a.only, "paths"):
+                    futs.append(ex.submit(self.paths))
                 for f in futs:
                     f.result()
         return time.time() - t0
@@ -728,6 +865,7 @@ def main():
         for w in W:
             print(w["name"])
         print("startup")
+        print("paths")
         return 0
     if not a.reference_only:
         if a.preload == "NOTARGET":
