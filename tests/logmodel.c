@@ -254,7 +254,7 @@ void lm_test_random(const char *dir, uint64_t seed, const char *hints)
   }
   /* The size record is clean with the model's size. */
   if (rank == 0) {
-    ostio__sizerec rec = {0, -1};
+    ostio__sizerec rec = {.clean = 0, .size = -1};
     char rp[700];
     snprintf(rp, sizeof rp, "%s", path);
     ostio__logdir *d = NULL;

@@ -168,7 +168,7 @@ static void test_damage(void)
 
 static void test_sizerec(void)
 {
-  ostio__sizerec r = {1, 123456789012}, back;
+  ostio__sizerec r = {.clean = 1, .size = 123456789012}, back;
   char *t;
   size_t n;
   CHECK(ostio__sizerec_format(&r, &t, &n) == 0);
@@ -176,7 +176,7 @@ static void test_sizerec(void)
   CHECK(ostio__sizerec_parse(t, n, "S", &back) == 0 && back.clean == 1 &&
         back.size == 123456789012);
   free(t);
-  r = (ostio__sizerec){0, 0};
+  r = (ostio__sizerec){.clean = 0, .size = 0};
   CHECK(ostio__sizerec_format(&r, &t, &n) == 0);
   CHECK(ostio__sizerec_parse(t, n, "S", &back) == 0 && back.clean == 0 && back.size == 0);
   t[20] = 'x';
@@ -193,8 +193,26 @@ static void test_sizerec(void)
            "case %zu: %s", i, ostio_last_error());
     free(t);
   }
-  CHECK(ostio__sizerec_parse("ostio-size 2\n", 13, "S", &back) == OSTIO_EFORMAT &&
+  CHECK(ostio__sizerec_parse("ostio-size 3\n", 13, "S", &back) == OSTIO_EFORMAT &&
         has("not a size record"));
+  /* Version 2: the fingerprint of the index logs (log containers). */
+  r = (ostio__sizerec){.clean = 1, .size = 77, .has_fp = 1, .fp = 0x0123456789abcdefull};
+  CHECK(ostio__sizerec_format(&r, &t, &n) == 0);
+  CHECK(!strncmp(t, "ostio-size 2\nstate clean\nsize 77\nindexes 0123456789abcdef\nchecksum ",
+                 66));
+  CHECK(ostio__sizerec_parse(t, n, "S", &back) == 0 && back.clean == 1 && back.size == 77 &&
+        back.has_fp == 1 && back.fp == 0x0123456789abcdefull);
+  free(t);
+  static const char *const bad2[] = {"ostio-size 2\nstate clean\nsize 1\n",
+                                     "ostio-size 2\nstate clean\nsize 1\nindexes 12\n",
+                                     "ostio-size 1\nstate clean\nsize 1\nindexes "
+                                     "0123456789abcdef\n"};
+  for (size_t i = 0; i < sizeof bad2 / sizeof bad2[0]; i++) {
+    ostio__ctr_seal(bad2[i], strlen(bad2[i]), &t, &n);
+    CHECKF(ostio__sizerec_parse(t, n, "S", &back) == OSTIO_EFORMAT && has("state clean"),
+           "v2 case %zu: %s", i, ostio_last_error());
+    free(t);
+  }
 }
 
 /* Per-object sizes of a logical file of size bytes, walking each stripe. */

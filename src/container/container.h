@@ -75,15 +75,22 @@ int ostio__ctr_verify_seal(const char *buf, size_t len, const char *what, size_t
 const char *ostio__ctr_kind_name(int kind);
 
 /* ---- sizerec.c ---------------------------------------------------------------
- * ostio.size: "ostio-size 1", "state clean|open", "size N", checksum. */
+ * ostio.size: "ostio-size 1", "state clean|open", "size N", checksum; a log
+ * container's clean record is "ostio-size 2" with the line "indexes HEX": the
+ * fingerprint of the index logs it was derived from (logsize.c). A clean log
+ * record is trusted only while that fingerprint matches the logs on disk. */
 typedef struct ostio__sizerec {
   int clean;                         /* 1 after a clean close or set_size      */
   int64_t size;
+  int has_fp;                        /* version 2: fp is set                   */
+  uint64_t fp;                       /* fingerprint of the index logs          */
 } ostio__sizerec;
 int ostio__sizerec_parse(const char *buf, size_t len, const char *what, ostio__sizerec *r);
 int ostio__sizerec_format(const ostio__sizerec *r, char **text, size_t *len);
 /* Writes the record into directory dirfd by rename of a temporary file
- * (fsync'ed first). path names the container in errors. */
+ * (fsync'ed first) whose name is unique across nodes and processes
+ * (host hash, pid, thread, counter, random; created with O_EXCL). path names
+ * the container in errors. */
 int ostio__sizerec_write(int dirfd, const char *path, const ostio__sizerec *r);
 /* Reads it; OSTIO_ENOENT when there is none. */
 int ostio__sizerec_read(int dirfd, const char *path, ostio__sizerec *r);
@@ -168,5 +175,14 @@ typedef void (*ostio__ctr_report)(void *arg, const char *problem);
 int ostio__ctr_say(ostio__ctr_report report, void *arg, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int ostio__ctr_check(const char *path, ostio__ctr_report report, void *arg);
+/* Object o holding `have` bytes against its share of a clean size (striped.c):
+ * 1 when it is shorter (lost data: a clean close leaves every object exactly
+ * its share), with out->want its share, out->lost the missing bytes and
+ * out->first the logical offset of the first missing one; 0 otherwise. */
+typedef struct ostio__ctr_short {
+  int64_t want, lost, first;
+} ostio__ctr_short;
+int ostio__ctr_short_object(const ostio__manifest *m, int64_t size, int32_t o, int64_t have,
+                            ostio__ctr_short *out);
 
 #endif

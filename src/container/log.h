@@ -71,7 +71,8 @@ typedef struct ostio__logent {
   ostio__logrec r;
   uint64_t idx;
   int32_t src;
-  int32_t pad_;
+  int32_t lost;            /* a WRITE whose data log lacks its bytes (shorter, or
+                            * no such writer): resolving them is OSTIO_EFORMAT */
 } ostio__logent;
 int ostio__logent_cmp(const void *a, const void *b);
 
@@ -222,6 +223,24 @@ int ostio__logw_sync(ostio__logw *w);
 int ostio__logw_write(ostio__logw *w, uint64_t seq, int64_t off, const void *buf, int64_t len);
 /* Closes the fds (no flush); frees fresh. */
 int ostio__logw_close(ostio__logw *w);
+/* Claims a session of its own: the first after *session whose writer 0 it
+ * creates (O_EXCL), w then being that writer with its logs open. A session
+ * belongs to whoever made its writer 0 (a job's rank 0, or a process). */
+int ostio__log_claim_session(ostio__logdir *d, ostio__logw *w, int32_t hostdir,
+                             uint32_t *session);
+
+/* ---- logsize.c (on disk): the size record's rule --------------------------------
+ * Fingerprint of the index logs of d's last scan (names and sizes, and
+ * index.compact when current). */
+uint64_t ostio__log_fingerprint(const ostio__logdir *d);
+/* 1 when rec is clean and carries the fingerprint of d's last scan. */
+int ostio__log_rec_trusted(const ostio__logdir *d, const ostio__sizerec *rec);
+/* Rescans d; the size from every index, and the fingerprint of the listing. */
+int ostio__log_derive(ostio__logdir *d, int64_t *size, uint64_t *fp);
+/* Records the size clean with its fingerprint (on a private listing, d is
+ * not changed); reads it back and tries again while the record on disk does
+ * not match the logs. *size (may be NULL): the size recorded. */
+int ostio__log_publish_clean(const ostio__logdir *d, int64_t *size);
 
 /* ---- logtool.c (on disk) ------------------------------------------------------ */
 /* Every problem to report (as ostio__ctr_check); returns their count. */

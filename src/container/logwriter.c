@@ -159,12 +159,33 @@ int ostio__logw_close(ostio__logw *w)
   int *fds[3] = {&w->dfd, &w->ifd, &w->hfd};
   for (int k = 0; k < 3; k++) {
     if (*fds[k] >= 0 && close(*fds[k]) < 0 && rc == 0)
-      rc = ostio__fail(ostio__from_errno(errno), "%s: close of a log: %s", w->d->path,
-                       strerror(errno));
+      rc = ostio__fail(ostio__from_errno(errno), "%s: close of a log: %s",
+                       w->d ? w->d->path : "?", strerror(errno));
     *fds[k] = -1;
   }
   free(w->fresh);
   w->fresh = NULL;
   w->nfresh = w->capfresh = 0;
+  return rc;
+}
+
+int ostio__log_claim_session(ostio__logdir *d, ostio__logw *w, int32_t hostdir,
+                             uint32_t *session)
+{
+  int rc = OSTIO_EEXIST;
+  uint32_t s = *session;
+  for (int tries = 0; rc == OSTIO_EEXIST && tries < 100000; tries++) {
+    if (s == UINT32_MAX)
+      return ostio__fail(OSTIO_ERANGE, "%s: 2^32 - 1 write sessions; compact or flatten it",
+                         d->path);
+    ostio__logw_init(w, d, ++s, 0, hostdir);
+    if ((rc = ostio__logw_create(w)) < 0) {
+      ostio__logw_close(w);
+      if (rc == OSTIO_EEXIST) ostio__clear_error();
+    }
+  }
+  if (rc == OSTIO_EEXIST)
+    return ostio__fail(OSTIO_EEXIST, "%s: no free session after 100000 tries", d->path);
+  *session = s;
   return rc;
 }

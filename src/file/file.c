@@ -119,6 +119,29 @@ static int find_aggregators(ostio_file *fh)
   return rc;
 }
 
+/* Collective: every rank must name the same file with the same amode, and
+ * every rank uses rank 0's hints (the MPI standard asks for equal info; a
+ * rank with another ostio_strategy or ostio_container would otherwise take
+ * another collective path and hang). Different paths or amodes are an
+ * agreed OSTIO_EINVAL. */
+static int agree_args(MPI_Comm comm, ostio_file *fh)
+{
+  int rank = 0, rc = 0;
+  MPI_Comm_rank(comm, &rank);
+  uint64_t mine[2] = {ostio__fnv1a64(fh->path, strlen(fh->path)), (uint64_t)(unsigned)fh->amode};
+  uint64_t root[2] = {mine[0], mine[1]};
+  MPI_Bcast(root, 2, MPI_UINT64_T, 0, comm);
+  if (root[0] != mine[0])
+    rc = ostio__fail(OSTIO_EINVAL, "ostio_open: rank %d passed the path \"%s\", another than "
+                     "rank 0's; every rank must open the same file", rank, fh->path);
+  else if (root[1] != mine[1])
+    rc = ostio__fail(OSTIO_EINVAL, "ostio_open: rank %d passed amode 0x%x, rank 0 0x%x; every "
+                     "rank must pass the same amode", rank, (unsigned)mine[1], (unsigned)root[1]);
+  if ((rc = ostio__agree(comm, rc)) < 0) return rc;
+  MPI_Bcast(&fh->hints, (int)sizeof fh->hints, MPI_BYTE, 0, comm);
+  return 0;
+}
+
 static void destroy(ostio_file *fh)
 {
   if (!fh) return;
@@ -152,6 +175,7 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
   if (rc == 0 && !(fh->path = strdup(path))) rc = ostio__fail(OSTIO_ENOMEM, "out of memory");
   if (rc == 0) rc = ostio__hints_resolve(path, info, &fh->hints);
   if ((rc = ostio__agree(comm, rc)) < 0) goto fail;
+  if ((rc = agree_args(comm, fh)) < 0) goto fail;
   if (MPI_Comm_dup(comm, &fh->comm) != MPI_SUCCESS) {
     rc = ostio__fail(OSTIO_EMPI, "ostio_open: MPI_Comm_dup failed");
     goto fail;

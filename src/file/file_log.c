@@ -145,10 +145,12 @@ static int share_listing(ostio_file *fh, int rc, ostio__sizerec *rec, int *have_
   int64_t hdr[6] = {0};
   if (fh->rank == 0 && rc == 0) {
     rc = ostio__manifest_format(&L->d->m, &text, &len);
-    int got = rc == 0 ? ostio__sizerec_read(L->d->dirfd, fh->path, rec) : 0;
-    if (got == OSTIO_ENOENT) got = 0, *have_rec = 0;
-    else if (got == 0) *have_rec = 1;
-    if (rc == 0) rc = got;
+    /* A missing, damaged or stale record is no record: the size is derived
+     * from the indexes. A clean one is trusted only while its fingerprint
+     * matches the index logs just listed (logsize.c). */
+    *have_rec = rc == 0 && ostio__sizerec_read(L->d->dirfd, fh->path, rec) == 0;
+    if (*have_rec && rec->clean && !ostio__log_rec_trusted(L->d, rec)) rec->clean = 0;
+    ostio__clear_error();
     hdr[0] = (int64_t)len, hdr[1] = (int64_t)L->d->nsrc, hdr[2] = L->d->compact,
     hdr[3] = L->d->max_session, hdr[4] = *have_rec ? 1 + rec->clean : 0, hdr[5] = rec->size;
   }
@@ -192,6 +194,7 @@ int ostio__file_log_open(ostio_file *fh)
     return rc;
   }
   fh->log = L;
+  ostio__logw_init(&L->w, NULL, 0, 0, 0); /* no fds yet: a failed open closes none */
   L->counts = cd;
   L->displs = cd + fh->nprocs;
   ostio__logmap_init(&L->map);
@@ -206,7 +209,7 @@ int ostio__file_log_open(ostio_file *fh)
     rc = ostio__log_open(fh->path, NULL, 0, &L->d);
     if (rc == 0) rc = ostio__log_scan(L->d);
   }
-  ostio__sizerec rec = {0, 0};
+  ostio__sizerec rec = {.clean = 0, .size = 0};
   int have_rec = 0;
   if ((rc = share_listing(fh, rc, &rec, &have_rec)) < 0) return rc;
   /* writers=node: write_all funnels through the node's leader (file_log_node.c). */
@@ -220,21 +223,24 @@ int ostio__file_log_open(ostio_file *fh)
     int32_t hd = ostio__log_hostdir_of(host, L->d->m.hostdirs);
     int32_t *all = malloc((size_t)fh->nprocs * sizeof *all);
     rc = all ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
-    if (L->d->max_session == UINT32_MAX)
-      rc = ostio__fail(OSTIO_ERANGE, "%s: 2^32 - 1 write sessions; compact or flatten it",
-                       fh->path);
+    /* Rank 0 claims the job's session by creating its writer 0 (O_EXCL):
+     * another job or a preloaded process writing at the same time takes
+     * another session, so no two writers share a name (docs/containers.md). */
+    uint32_t session = L->d->max_session;
+    if (rc == 0 && fh->rank == 0) rc = ostio__log_claim_session(L->d, &L->w, hd, &session);
     if ((rc = ostio__agree(fh->comm, rc)) < 0) {
       free(all);
       return rc;
     }
+    MPI_Bcast(&session, 1, MPI_UINT32_T, 0, fh->comm);
     MPI_Allgather(&hd, 1, MPI_INT32_T, all, 1, MPI_INT32_T, fh->comm);
-    L->session = L->d->max_session + 1;
+    L->session = session;
     for (int r = 0; r < fh->nprocs && rc >= 0; r++)
       rc = ostio__log_src_add(L->d, L->session, (uint32_t)r, all[r]);
     free(all);
     if ((rc = ostio__agree(fh->comm, rc < 0 ? rc : 0)) < 0) return rc;
     L->own_src = ostio__log_src_find(L->d, L->session, (uint32_t)fh->rank);
-    ostio__logw_init(&L->w, L->d, L->session, (uint32_t)fh->rank, hd);
+    if (fh->rank != 0) ostio__logw_init(&L->w, L->d, L->session, (uint32_t)fh->rank, hd);
   }
   /* The map: each rank loads a share of the index logs (rank 0 also a current
    * index.compact), then every rank gets all of them. */
@@ -259,7 +265,7 @@ int ostio__file_log_open(ostio_file *fh)
     if (!L->readable) ostio__logmap_free(&L->map);
   }
   if (L->writable && fh->rank == 0)
-    rc = ostio__sizerec_write(L->d->dirfd, fh->path, &(ostio__sizerec){0, L->size_base});
+    rc = ostio__sizerec_write(L->d->dirfd, fh->path, &(ostio__sizerec){.clean = 0, .size = L->size_base});
   if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
   L->epoch = 1;
   /* The layout has no meaning for a log; statistics still print one. */
@@ -291,12 +297,10 @@ int ostio__file_log_close(ostio_file *fh)
   int rc2 = ostio__logw_close(&L->w);
   if (rc == 0) rc = rc2;
   rc = ostio__agree(fh->comm, rc);
-  int64_t end = L->local_end, size = 0;
-  MPI_Allreduce(&end, &size, 1, MPI_INT64_T, MPI_MAX, fh->comm);
-  if (size < L->size_base) size = L->size_base;
   rc2 = 0;
-  if (rc == 0 && L->writable && fh->rank == 0)
-    rc2 = ostio__sizerec_write(L->d->dirfd, fh->path, &(ostio__sizerec){1, size});
+  /* Derived from every index, not from this job's writes alone: another job
+   * or a preloaded process may have written too (logsize.c). */
+  if (rc == 0 && L->writable && fh->rank == 0) rc2 = ostio__log_publish_clean(L->d, NULL);
   rc2 = ostio__agree(fh->comm, rc2);
   ostio__file_log_free(fh);
   return rc < 0 ? rc : rc2;

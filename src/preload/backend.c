@@ -74,6 +74,7 @@ static int to_errno(int rc)
   case OSTIO_ENOTSUP: return -EOPNOTSUPP;
   case OSTIO_ENOSPC: return -ENOSPC;
   case OSTIO_ERANGE: return -EFBIG;
+  case OSTIO_EFBIG: return -EFBIG;
   case OSTIO_EISDIR: return -EISDIR;
   case OSTIO_ENOTDIR: return -ENOTDIR;
   case OSTIO_ENOTEMPTY: return -ENOTEMPTY;
@@ -229,13 +230,11 @@ static void obj_free(ostio__pl_obj *o)
       o->wactive = 0;
     }
     if (o->wactive) {
-      /* The last close of a process that wrote records the size clean,
-       * derived from every writer's index (reread): a writer still running
-       * elsewhere marked it open at its first write and records it again at
-       * its own close. */
-      int64_t size;
-      if (ostio__logw_flush(&o->w) == 0 && log_reload(o) == 0 && log_size(o, &size) == 0)
-        ostio__sizerec_write(o->d->dirfd, o->path, &(ostio__sizerec){1, size});
+      /* The last close of a process that wrote publishes the size clean,
+       * derived from every writer's index with their fingerprint; a record
+       * that a later append or a racing closer makes stale is never trusted
+       * (logsize.c, docs/containers.md "The size record"). */
+      if (ostio__logw_flush(&o->w) == 0) ostio__log_publish_clean(o->d, NULL);
       ostio__clear_error();
       ostio__logw_close(&o->w);
     }
@@ -404,8 +403,10 @@ void ostio__pl_obj_release(ostio__pl_obj *o)
 
 /* ---- log writer ---------------------------------------------------------------------- */
 
-/* This process's writer: session = the largest on disk + 1 (a later process
- * wins), writer id = the first free one (O_EXCL on the log names). */
+/* This process's writer: a session of its own, the first one after the
+ * largest on disk whose writer 0 it can create (O_EXCL on the log names): a
+ * session belongs to whoever made its writer 0, a library job or a process
+ * (docs/containers.md), so a later process wins and no two share an id. */
 static int log_writer(ostio__pl_obj *o)
 {
   if (o->wactive) return 0;
@@ -414,16 +415,9 @@ static int log_writer(ostio__pl_obj *o)
   char host[256] = "localhost";
   gethostname(host, sizeof host - 1);
   int32_t hd = ostio__log_hostdir_of(host, o->d->m.hostdirs);
-  uint32_t session = o->d->max_session + 1;
-  for (uint32_t wr = 0; wr < 1000000; wr++) {
-    ostio__logw_init(&o->w, o->d, session, wr, hd);
-    rc = ostio__logw_create(&o->w);
-    if (rc == 0) break;
-    ostio__logw_close(&o->w);
-    if (rc != OSTIO_EEXIST) return fail(rc, "cannot create a writer in", o->path);
-    ostio__clear_error();
-  }
-  if (rc < 0) return fail(rc, "no free writer id in", o->path);
+  uint32_t session = o->d->max_session;
+  rc = ostio__log_claim_session(o->d, &o->w, hd, &session);
+  if (rc < 0) return fail(rc, "cannot create a writer in", o->path);
   int at = ostio__log_src_add(o->d, session, o->w.writer, hd);
   if (at < 0) return fail(at, "cannot add a writer to", o->path);
   o->own_src = at;
@@ -431,10 +425,8 @@ static int log_writer(ostio__pl_obj *o)
   o->epoch = 0;
   /* A clean size record would let readers skip the indexes: say "open". */
   ostio__sizerec r;
-  if (ostio__sizerec_read(o->d->dirfd, o->path, &r) == 0 && r.clean) {
-    r.clean = 0;
-    ostio__sizerec_write(o->d->dirfd, o->path, &r);
-  }
+  if (ostio__sizerec_read(o->d->dirfd, o->path, &r) == 0 && r.clean)
+    ostio__sizerec_write(o->d->dirfd, o->path, &(ostio__sizerec){.clean = 0, .size = r.size});
   ostio__clear_error();
   return 0;
 }
