@@ -1,6 +1,8 @@
 /* Property tests of the stripe math over many random layouts. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "layout/layout.h"
 #include "testutil.h"
@@ -156,6 +158,102 @@ static void edge_cases(void)
   ostio__layout_destroy(l);
 }
 
+/* Issue 13 item 9: the totals of ostio__layout_summary (arithmetic, per
+ * stripe period) equal a piece-by-piece walk; ostio_layout_map counts by the
+ * same arithmetic. */
+static void check_summary(const ostio_layout *l, int64_t off, int64_t len)
+{
+  size_t cap = 0;
+  for (int i = 0; i < l->ncomp; i++) cap += (size_t)l->comp[i].stripe_count;
+  ostio__objspan *want = calloc(cap, sizeof *want), *got = calloc(cap, sizeof *got);
+  size_t base[OSTIO_MAX_COMPONENTS];
+  for (int i = 0, acc = 0; i < l->ncomp; i++) base[i] = (size_t)acc, acc += l->comp[i].stripe_count;
+  ostio__piece_iter it;
+  ostio_piece p;
+  int64_t n = 0;
+  int rc, walk_rc;
+  CHECK(ostio__piece_iter_init(&it, l, off, len) == 0);
+  while ((walk_rc = ostio__piece_iter_next(&it, &p)) == 1) {
+    ostio__objspan *o = &want[base[p.component] + (size_t)p.object];
+    if (!o->pieces)
+      *o = (ostio__objspan){p.component, p.object, p.ost, 0, 0, p.object_offset, 0};
+    o->pieces++;
+    o->bytes += p.length;
+    o->last_objend = p.object_offset + p.length;
+    n++;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < cap; i++) if (want[i].pieces) want[k++] = want[i];
+  int64_t total = -1;
+  size_t ns = 0;
+  rc = ostio__layout_summary(l, off, len, &total, got, cap, &ns);
+  if (walk_rc < 0) {
+    CHECKF(rc == walk_rc, "extent %lld+%lld: summary %d, walk %d", (long long)off,
+           (long long)len, rc, walk_rc);
+  } else if (CHECKF(rc == 0 && total == n && ns == k, "extent %lld+%lld: summary %d, %lld "
+                    "pieces over %zu objects; walk %lld over %zu", (long long)off, (long long)len,
+                    rc, (long long)total, ns, (long long)n, k)) {
+    for (size_t i = 0; i < k; i++)
+      if (!CHECKF(!memcmp(&got[i], &want[i], sizeof got[i]), "extent %lld+%lld object %zu: "
+                  "summary comp %d obj %d %lld pieces %lld bytes [%lld, %lld); walk comp %d obj "
+                  "%d %lld pieces %lld bytes [%lld, %lld)", (long long)off, (long long)len, i,
+                  got[i].component, got[i].object, (long long)got[i].pieces,
+                  (long long)got[i].bytes, (long long)got[i].first_objoff,
+                  (long long)got[i].last_objend, want[i].component, want[i].object,
+                  (long long)want[i].pieces, (long long)want[i].bytes,
+                  (long long)want[i].first_objoff, (long long)want[i].last_objend))
+        break;
+    size_t np = 0;
+    CHECK(ostio_layout_map(l, off, len, NULL, 0, &np) == 0 && (int64_t)np == n);
+  }
+  free(want);
+  free(got);
+}
+
+static void on_alarm(int sig)
+{
+  (void)sig;
+  static const char m[] = "FAIL test_layout_math: the whole-range map took more than 20 s "
+                          "(counting pieces one by one)\n";
+  if (write(2, m, sizeof m - 1) < 0) _exit(1);
+  _exit(1);
+}
+
+/* The whole range [0, 2^63-1) of 64 KiB stripes is 2^47 pieces: counting
+ * them one by one takes days; the arithmetic answers at once. */
+static void whole_range(void)
+{
+  ostio_layout *l;
+  CHECK(ostio__layout_simple(65536, 7, 0, &l) == 0);
+  signal(SIGALRM, on_alarm);
+  alarm(20);
+  ostio_piece p[3];
+  size_t np = 0;
+  CHECK(ostio_layout_map(l, 0, INT64_MAX, p, 3, &np) == 0);
+  CHECK_EQ_I64(np, (INT64_MAX - 1) / 65536 + 1);
+  CHECK(p[0].file_offset == 0 && p[2].file_offset == 2 * 65536 && p[2].object == 2);
+  ostio__objspan sp[7];
+  size_t ns = 0;
+  int64_t total = 0;
+  CHECK(ostio__layout_summary(l, 1, INT64_MAX - 1, &total, sp, 7, &ns) == 0 && ns == 7);
+  int64_t bytes = 0;
+  for (int i = 0; i < 7; i++) bytes += sp[i].bytes;
+  CHECK_EQ_I64(bytes, INT64_MAX - 1);
+  /* the last stripe below 2^63 is partial: its object ends exactly there */
+  int64_t last = (INT64_MAX - 1) / 65536;
+  CHECK_EQ_I64(sp[last % 7].last_objend, last / 7 * 65536 + (INT64_MAX - last * 65536));
+  alarm(0);
+  ostio__layout_destroy(l);
+  /* near the end, small stripes: the same as the walk */
+  CHECK(ostio__layout_simple(1, 3, 0, &l) == 0);
+  check_summary(l, INT64_MAX - 100, 100);
+  check_summary(l, INT64_MAX - 1, 1);
+  ostio__layout_destroy(l);
+  CHECK(ostio__layout_simple(4096, 5, 0, &l) == 0);
+  check_summary(l, INT64_MAX - 3 * 4096 - 17, 3 * 4096 + 17);
+  ostio__layout_destroy(l);
+}
+
 int main(void)
 {
   tu_rng r;
@@ -169,6 +267,7 @@ int main(void)
                                                 : tu_rng_range(&r, 0, 4 * ss * 160);
       int64_t len = tu_rng_range(&r, 0, 6 * ss);
       check_split(l, off, len);
+      check_summary(l, off, len);
     }
     check_group(l, &r);
     ostio__layout_destroy(l);
@@ -178,9 +277,12 @@ int main(void)
     if (CHECK(ostio__layout_validate(l) == 0)) {
       check_naive(l);
       check_split(l, tu_rng_range(&r, 0, 100), tu_rng_range(&r, 0, 200));
+      for (int k = 0; k < 5; k++)
+        check_summary(l, tu_rng_range(&r, 0, 100), tu_rng_range(&r, 0, 200));
     }
     ostio__layout_destroy(l);
   }
   edge_cases();
+  whole_range();
   return TEST_DONE();
 }

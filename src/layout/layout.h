@@ -60,6 +60,22 @@ int ostio__piece_iter_init(ostio__piece_iter *it, const ostio_layout *l,
 /* 1 and *p filled, 0 when done, negative on error (offset past the layout). */
 int ostio__piece_iter_next(ostio__piece_iter *it, ostio_piece *p);
 
+/* What an extent puts in one object of one component, computed per stripe
+ * period (stripe_count * stripe_size bytes) by arithmetic: the work is
+ * O(components + objects), whatever the extent's length. */
+typedef struct ostio__objspan {
+  int32_t component, object, ost;   /* ost -1 when the layout has no OST list */
+  int64_t pieces, bytes;            /* pieces (one per stripe) and bytes        */
+  int64_t first_objoff, last_objend; /* object offset of the first piece, end of the last */
+} ostio__objspan;
+/* Pieces of [offset, offset+length) in total (*npieces) and, when spans is
+ * not NULL, one entry per touched (component, object) in that order (at
+ * most the sum of the stripe counts: cap) in *nspans. The errors of
+ * ostio__piece_iter_init/next: OSTIO_ERANGE for a bad extent or one that
+ * reaches past the layout's last component. */
+int ostio__layout_summary(const ostio_layout *l, int64_t offset, int64_t length,
+                          int64_t *npieces, ostio__objspan *spans, size_t cap, size_t *nspans);
+
 /* Groups the pieces of n extents by object. On success *pieces holds every
  * piece sorted by (component, object, file_offset); *groups holds
  * *ngroups+1 start indices into *pieces (group g is

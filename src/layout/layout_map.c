@@ -130,21 +130,73 @@ done:
   return rc;
 }
 
+/* One component's part [a, b) (inside the component, a < b): pieces are the
+ * stripes it touches, S0 = a/s .. S1 = (b-1)/s (absolute stripe numbers, as
+ * locate_in); object o holds the stripes congruent to o mod K. Every value
+ * stays within [0, b]; bytes are summed in uint64_t (at most b - a + 2s). */
+static void comp_summary(const ostio_layout *l, int ci, int64_t a, int64_t b, int64_t *npieces,
+                         ostio__objspan *spans, size_t cap, size_t *nspans)
+{
+  const ostio__comp *c = &l->comp[ci];
+  int64_t s = c->stripe_size, K = c->stripe_count;
+  int64_t S0 = a / s, S1 = (b - 1) / s;
+  *npieces += S1 - S0 + 1;
+  if (!spans) return;
+  for (int64_t o = 0; o < K && *nspans < cap; o++) {
+    int64_t delta = (o - S0 % K + K) % K;
+    if (delta > S1 - S0) continue; /* object o is not touched */
+    int64_t first = S0 + delta;
+    int64_t last = S1 - (S1 % K - o + K) % K;
+    int64_t n = (last - first) / K + 1;
+    uint64_t bytes = (uint64_t)n * (uint64_t)s;
+    if (first == S0) bytes -= (uint64_t)(a - S0 * s);
+    if (last == S1) bytes -= (uint64_t)(s - (b - S1 * s));
+    ostio__objspan *sp = &spans[(*nspans)++];
+    *sp = (ostio__objspan){
+      .component = ci, .object = (int32_t)o, .ost = c->osts ? c->osts[o] : -1, .pieces = n,
+      .bytes = (int64_t)bytes,
+      .first_objoff = first / K * s + (first == S0 ? a % s : 0),
+      .last_objend = last / K * s + (last == S1 ? (b - 1) % s + 1 : s)};
+  }
+}
+
+int ostio__layout_summary(const ostio_layout *l, int64_t offset, int64_t length,
+                          int64_t *npieces, ostio__objspan *spans, size_t cap, size_t *nspans)
+{
+  ostio__piece_iter it;
+  int rc = ostio__piece_iter_init(&it, l, offset, length);
+  if (rc < 0) return rc;
+  int64_t end = offset + length, n = 0;
+  size_t ns = 0;
+  for (int ci = 0; ci < l->ncomp && offset < end; ci++) {
+    const ostio__comp *c = &l->comp[ci];
+    if (c->end <= offset) continue;
+    int64_t a = offset > c->start ? offset : c->start, b = end < c->end ? end : c->end;
+    comp_summary(l, ci, a, b, &n, spans, cap, &ns);
+    offset = b;
+  }
+  /* Past the last component: the iterator's error, at the same offset. */
+  if (offset < end && (rc = ostio__layout_component_at(l, offset)) < 0) return rc;
+  *npieces = n;
+  if (nspans) *nspans = ns;
+  return 0;
+}
+
 int ostio_layout_map(const ostio_layout *layout, int64_t offset, int64_t length,
                      ostio_piece *pieces, size_t max, size_t *npieces)
 {
   ostio__piece_iter it = {0};
   ostio_piece p;
-  size_t n = 0;
+  int64_t total = 0;
   int rc;
   if (!layout || !npieces || (max && !pieces))
     return ostio__fail(OSTIO_EINVAL, "ostio_layout_map: NULL argument");
+  /* The total by arithmetic (2^63 bytes of 64 KiB stripes are 2^47 pieces);
+   * only the pieces asked for are walked. */
+  if ((rc = ostio__layout_summary(layout, offset, length, &total, NULL, 0, NULL)) < 0) return rc;
   if ((rc = ostio__piece_iter_init(&it, layout, offset, length)) < 0) return rc;
-  while ((rc = ostio__piece_iter_next(&it, &p)) == 1) {
-    if (n < max) pieces[n] = p;
-    n++;
-  }
+  for (size_t n = 0; n < max && (rc = ostio__piece_iter_next(&it, &p)) == 1; n++) pieces[n] = p;
   if (rc < 0) return rc;
-  *npieces = n;
+  *npieces = (size_t)total;
   return 0;
 }

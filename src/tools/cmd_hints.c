@@ -28,7 +28,7 @@ int cmd_hints(int argc, char **argv)
   int json = 0, c;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     if (c == OPT_JSON) json = 1;
     else if (c == 'h') { fputs(help, stdout); return CLI_OK; }
     else return cli_bad_option(CMD, argv);

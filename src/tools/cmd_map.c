@@ -28,48 +28,21 @@ static const char *help =
   "  --json          machine-readable output\n"
   "  -h, --help      show this help\n";
 
-typedef struct {
-  int32_t component, object, ost;
-  int64_t pieces, bytes, first_objoff, last_objend;
-} objsum;
-
-static int by_object(const void *a, const void *b)
-{
-  const objsum *x = a, *y = b;
-  if (x->component != y->component) return x->component < y->component ? -1 : 1;
-  return x->object < y->object ? -1 : x->object > y->object;
-}
-
-static int summarise(const ostio_layout *l, int64_t off, int64_t len, objsum **out, size_t *n)
+/* The per-object summary and the piece count, by arithmetic per stripe
+ * period (ostio__layout_summary): bounded work whatever LENGTH is. */
+static int summarise(const ostio_layout *l, int64_t off, int64_t len, ostio__objspan **out,
+                     size_t *n, int64_t *npieces)
 {
   size_t cap = 0;
   for (int i = 0; i < l->ncomp; i++) cap += (size_t)l->comp[i].stripe_count;
-  objsum *s = calloc(cap, sizeof *s);
+  ostio__objspan *s = calloc(cap ? cap : 1, sizeof *s);
   if (!s) return ostio__fail(OSTIO_ENOMEM, "out of memory");
-  size_t base[OSTIO_MAX_COMPONENTS], used = 0;
-  for (int i = 0, acc = 0; i < l->ncomp; i++) { base[i] = (size_t)acc; acc += l->comp[i].stripe_count; }
-  ostio__piece_iter it = {0};
-  ostio_piece p;
-  int rc = ostio__piece_iter_init(&it, l, off, len);
-  while (rc == 0 && (rc = ostio__piece_iter_next(&it, &p)) == 1) {
-    objsum *o = &s[base[p.component] + (size_t)p.object];
-    if (!o->pieces) {
-      *o = (objsum){.component = p.component, .object = p.object, .ost = p.ost,
-                    .first_objoff = p.object_offset};
-      used++;
-    }
-    o->pieces++;
-    o->bytes += p.length;
-    o->last_objend = p.object_offset + p.length;
-    rc = 0;
+  int rc = ostio__layout_summary(l, off, len, npieces, s, cap, n);
+  if (rc < 0) {
+    free(s);
+    return rc;
   }
-  if (rc < 0) { free(s); return rc; }
-  /* compact the touched objects to the front, in (component, object) order */
-  size_t k = 0;
-  for (size_t i = 0; i < cap; i++) if (s[i].pieces) s[k++] = s[i];
-  qsort(s, k, sizeof *s, by_object);
   *out = s;
-  *n = used;
   return 0;
 }
 
@@ -90,7 +63,7 @@ int cmd_map(int argc, char **argv)
   int64_t maxp = 64, off, len;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     if (c == OPT_JSON) json = 1;
     else if (c == 'h') { fputs(help, stdout); return CLI_OK; }
     else if (c == OPT_MAX_PIECES) {
@@ -108,7 +81,7 @@ int cmd_map(int argc, char **argv)
   ostio__hints h;
   ostio_layout *l = NULL;
   ostio__ctr *ctr = NULL;
-  objsum *objs = NULL;
+  ostio__objspan *objs = NULL;
   size_t nobj = 0;
   struct stat st;
   int rc = ostio__hints_resolve_env(path, &h);
@@ -118,14 +91,15 @@ int cmd_map(int argc, char **argv)
       ostio__hints_give_striping(&h))
     h.ostio_layout_source = OSTIO__SRC_HINTS;
   if (rc == 0) rc = ostio__layout_resolve(path, &h, &l);
-  if (rc == 0) rc = summarise(l, off, len, &objs, &nobj);
+  int64_t npieces = 0;
+  if (rc == 0) rc = summarise(l, off, len, &objs, &nobj, &npieces);
   /* A container: name the object file each object is. */
   if (rc == 0 && !strcmp(l->source, "container")) rc = ostio__ctr_open(path, 0, &ctr);
   if (rc < 0) { status = cli_lib_error(CMD, rc); goto done; }
 
   ostio__piece_iter it = {0};
   ostio_piece p;
-  int64_t npieces = 0;
+  int64_t listed = 0, limit = maxp && maxp < npieces ? maxp : npieces;
   ostio__piece_iter_init(&it, l, off, len);
   if (json) {
     printf("{\"path\": ");
@@ -138,13 +112,13 @@ int cmd_map(int argc, char **argv)
     printf("%16s %12s %5s %12s %7s %6s %16s\n", "file_offset", "length", "comp", "stripe",
            "object", "ost", "object_offset");
   }
-  while (ostio__piece_iter_next(&it, &p) == 1) {
-    npieces++;
-    if (maxp && npieces > maxp) continue;
+  /* Only the pieces listed are walked; the totals came from the summary. */
+  while (listed < limit && ostio__piece_iter_next(&it, &p) == 1) {
+    listed++;
     if (json)
       printf("%s{\"file_offset\": %" PRId64 ", \"length\": %" PRId64 ", \"component\": %d"
              ", \"stripe\": %" PRId64 ", \"object\": %d, \"ost\": %d, \"object_offset\": %" PRId64 "}",
-             npieces > 1 ? ", " : "", p.file_offset, p.length, p.component, p.stripe, p.object,
+             listed > 1 ? ", " : "", p.file_offset, p.length, p.component, p.stripe, p.object,
              p.ost, p.object_offset);
     else
       printf("%16" PRId64 " %12" PRId64 " %5d %12" PRId64 " %7d %6d %16" PRId64 "\n",
@@ -152,7 +126,7 @@ int cmd_map(int argc, char **argv)
   }
   if (json) {
     printf("], \"pieces_total\": %" PRId64 ", \"pieces_listed\": %" PRId64 ", \"objects\": [",
-           npieces, maxp && npieces > maxp ? maxp : npieces);
+           npieces, listed);
     for (size_t i = 0; i < nobj; i++)
       printf("%s{\"component\": %d, \"object\": %d, \"ost\": %d, \"pieces\": %" PRId64
              ", \"bytes\": %" PRId64 ", \"object_start\": %" PRId64 ", \"object_end\": %" PRId64 "}",
@@ -165,8 +139,8 @@ int cmd_map(int argc, char **argv)
     }
     printf("]}\n");
   } else {
-    if (maxp && npieces > maxp)
-      printf("... %" PRId64 " more pieces (use --max-pieces 0 to list all)\n", npieces - maxp);
+    if (listed < npieces)
+      printf("... %" PRId64 " more pieces (use --max-pieces 0 to list all)\n", npieces - listed);
     printf("%" PRId64 " piece%s over %zu object%s:\n", npieces, npieces == 1 ? "" : "s", nobj,
            nobj == 1 ? "" : "s");
     for (size_t i = 0; i < nobj; i++)

@@ -146,7 +146,7 @@ int cmd_setstripe(int argc, char **argv)
   specs[0] = (spec){.end = OSTIO_EOF, .size = OSTIO__DEFAULT_STRIPE_SIZE, .count = 1};
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, "+c:C:S:i:o:p:E:h", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "c:C:S:i:o:p:E:h", opts, NULL)) != -1) {
     spec *s = &specs[n];
     int64_t v;
     switch (c) {

@@ -184,6 +184,62 @@ class TestMap(CliTestCase):
         self.ok("map", "S", "0", "4m")
 
 
+    # -- issue 13 item 9: bounded work; options anywhere ---------------------
+
+    def test_whole_2p63_range_is_summarised_arithmetically(self):
+        # 2^63-1 bytes of 1 MiB stripes over 4 objects: 8796093022208 pieces.
+        # Counting them one by one took days; the totals are arithmetic.
+        top = 9223372036854775807
+        n = (top - 1) // MiB + 1
+        j = self.json_of("map", "--json", "F", "0", str(top), timeout=20)
+        self.assertEqual((j["pieces_total"], j["pieces_listed"], len(j["pieces"])), (n, 64, 64))
+        self.assertEqual(sum(o["bytes"] for o in j["objects"]), top)
+        last_stripe = (top - 1) // MiB
+        for o in j["objects"]:
+            k = o["object"]
+            pieces = (last_stripe - k) // 4 + 1
+            self.assertEqual(o["pieces"], pieces, o)
+            self.assertEqual(o["object_start"], 0)
+            end = ((last_stripe - (last_stripe - k) % 4) // 4) * MiB + \
+                (top - last_stripe * MiB if k == last_stripe % 4 else MiB)
+            self.assertEqual(o["object_end"], end, o)
+        r = self.ok("map", "F", "0", str(top), timeout=20)
+        self.assertIn("%d pieces over 4 objects:" % n, r.stdout)
+        self.assertIn("... %d more pieces" % (n - 64), r.stdout)
+        self.assertEqual(len(parse_map_text(r.stdout)[0]), 64)
+
+    def test_summary_equals_piece_by_piece_walk(self):
+        # The arithmetic totals against the listed pieces (all listed).
+        self.ok("setstripe", "-E", "3m", "-c", "1", "-S", "1m", "-E", "eof", "-c", "3", "-S",
+                "64k", "P")
+        P = [(0, 3 * MiB, MiB, [0]), (3 * MiB, None, 65536, [0, 1, 2])]
+        for off, length in ((0, 1), (100, 7 * MiB + 5), (2 * MiB + 3, 65536 * 7 + 11),
+                            (3 * MiB - 1, 2), (5 * GiB + 65535, 65536 * 3 + 2)):
+            with self.subTest(offset=off, length=length):
+                j = self.json_of("map", "--json", "--max-pieces", "0", "P", off, length)
+                ref = ref_pieces(P, off, length)
+                self.assertEqual(j["pieces_total"], len(ref))
+                want = {}
+                for p in ref:
+                    o = want.setdefault((p[2], p[4]), [0, 0, p[6], 0])
+                    o[0] += 1
+                    o[1] += p[1]
+                    o[3] = p[6] + p[1]
+                got = {(o["component"], o["object"]): [o["pieces"], o["bytes"], o["object_start"],
+                                                       o["object_end"]] for o in j["objects"]}
+                self.assertEqual(got, want)
+
+    def test_options_after_the_arguments(self):
+        # getopt users expect options anywhere: `map f 0 100 --max-pieces 0`
+        r = self.ok("map", "F", "0", "5m", "--max-pieces", "2")
+        self.assertEqual(len(parse_map_text(r.stdout)[0]), 2)
+        j = self.json_of("map", "F", "0", "5m", "--json", "--max-pieces", "0")
+        self.assertEqual(len(j["pieces"]), 5)
+        j = self.json_of("map", "F", "--json", "0", "100")
+        self.assertEqual(j["pieces_total"], 1)
+        # `--` still ends the options
+        self.assert_fails(2, "map", ["F", "0", "--", "--json"], ["length '--json'"])
+
 # ---------------------------------------------------------------------------
 # hints
 
@@ -233,6 +289,11 @@ class TestHints(CliTestCase):
         self.assertEqual(j["path"], "file")
         self.assertEqual(j["hints"]["cb_buffer_size"], {"value": "16777216", "given": False})
         self.assertTrue(all(v["given"] is False for v in j["hints"].values()))
+
+    def test_options_after_the_path(self):
+        # issue 13: options anywhere, as getopt users expect
+        j = self.json_of("hints", "x.dat", "--json", hints="*.dat:cb_nodes=4")
+        self.assertEqual((j["path"], j["hints"]["cb_nodes"]["given"]), ("x.dat", True))
 
     def test_hints_of_unset_environment_ignores_parent_value(self):
         # the harness removes OSTIO_HINTS: a value in the caller's env must not leak in
