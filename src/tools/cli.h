@@ -33,6 +33,12 @@ int cli_bad_option(const char *cmd, char **argv);
 /* Reports a library failure: "ostio CMD: detail (OSTIO_EXXX)". */
 int cli_lib_error(const char *cmd, int rc);
 
+/* NULL when path may have a stripe layout (or does not exist: the layout
+ * sources say so); else the reason, written into why: not a regular file or
+ * directory (FIFO, device, socket), or on a kernel pseudo file system
+ * (/proc, /sys, ...). stat/statfs only: never opens path (a FIFO would block). */
+const char *cli_no_layout(const char *path, char *why, size_t cap);
+
 /* JSON output helpers. */
 void json_string(FILE *f, const char *s);
 /* Writes the layout as a JSON object (no trailing newline). */

@@ -4,6 +4,8 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 
 static int report(const char *cmd, int status, const char *fmt, va_list ap)
 {
@@ -94,4 +96,53 @@ void json_layout(FILE *f, const ostio_layout *l)
     fputc('}', f);
   }
   fprintf(f, "]}");
+}
+
+/* Kernel pseudo file systems: their files hold no data of their own, so no
+ * layout describes them (magic numbers from linux/magic.h). */
+static const char *pseudo_fs(long type)
+{
+  switch ((unsigned long)type) {
+  case 0x9fa0UL: return "proc";
+  case 0x62656572UL: return "sysfs";
+  case 0x64626720UL: return "debugfs";
+  case 0x74726163UL: return "tracefs";
+  case 0x73636673UL: return "securityfs";
+  case 0x27e0ebUL: return "cgroup";
+  case 0x63677270UL: return "cgroup2";
+  case 0x1cd1UL: return "devpts";
+  case 0x62656570UL: return "configfs";
+  case 0x6165676cUL: return "pstore";
+  case 0xcafe4a11UL: return "bpf";
+  case 0xde5e81e4UL: return "efivarfs";
+  case 0x65735543UL: return "fusectl";
+  case 0x42494e4dUL: return "binfmt_misc";
+  case 0x19800202UL: return "mqueue";
+  default: return NULL;
+  }
+}
+
+/* NULL when path may have a layout (or does not exist: the layout sources
+ * report that); else why not, in why. Only stat/statfs: never opens path,
+ * so a FIFO cannot block. */
+const char *cli_no_layout(const char *path, char *why, size_t cap)
+{
+  struct stat st;
+  struct statfs fs;
+  if (stat(path, &st) < 0) return NULL;
+  const char *kind = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
+                     : S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket"
+                     : NULL;
+  if (kind || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+    snprintf(why, cap, "not a regular file or directory (%s); only files and directories "
+             "have stripe layouts", kind ? kind : "an unknown file type");
+    return why;
+  }
+  const char *fsname = statfs(path, &fs) == 0 ? pseudo_fs((long)fs.f_type) : NULL;
+  if (fsname) {
+    snprintf(why, cap, "not on a file system with stripe layouts (%s, a kernel pseudo file "
+             "system: its files hold no stored data)", fsname);
+    return why;
+  }
+  return NULL;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/error.h"
 #include "hints/hints.h"
 #include "layout/source.h"
 #include "tools/cli.h"
@@ -78,10 +79,17 @@ int cmd_getstripe(int argc, char **argv)
     ostio__hints h;
     ostio_layout *l = NULL;
     struct stat st;
-    int rc = ostio__hints_resolve_env(path, &h);
+    char why[200];
+    const char *refused = cli_no_layout(path, why, sizeof why);
+    int rc = refused ? OSTIO_ENOTSUP : ostio__hints_resolve_env(path, &h);
     if (rc == 0) rc = ostio__layout_resolve(path, &h, &l);
-    if (rc < 0) {
+    if (refused) {
+      status = cli_runtime_error("getstripe", "%s: %s", path, refused);
+      ostio__fail(rc, "%s: %s", path, refused); /* the JSON entry's error */
+    } else if (rc < 0) {
       status = cli_lib_error("getstripe", rc);
+    }
+    if (rc < 0) {
       if (json) {
         printf("%s{\"path\": ", first ? "" : ", ");
         json_string(stdout, path);

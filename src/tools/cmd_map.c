@@ -84,6 +84,9 @@ int cmd_map(int argc, char **argv)
   ostio__objspan *objs = NULL;
   size_t nobj = 0;
   struct stat st;
+  char why[200];
+  const char *refused = cli_no_layout(path, why, sizeof why);
+  if (refused) return cli_runtime_error(CMD, "%s: %s", path, refused);
   int rc = ostio__hints_resolve_env(path, &h);
   /* A path that does not exist yet is mapped with the striping it would be
    * created with, when OSTIO_HINTS gives one. */

@@ -64,6 +64,40 @@ class TestGetstripe(CliTestCase):
         self.assertIn("missing", arr[0]["error"])
         self.assertEqual(arr[1]["layout"]["components"][0]["stripe_count"], 2)
 
+    # -- issue 13: files that have no layout are refused, without blocking ----
+
+    def test_fifo_is_refused_without_blocking(self):
+        os.mkfifo(self.p("fifo"))
+        self.write("f")
+        # a reader would block forever in open(); the harness kills it after 10 s
+        r = self.assert_fails(1, "getstripe", ["fifo", "f"],
+                              ["fifo", "not a regular file or directory", "FIFO"])
+        self.assertEqual(r.stdout.split("\n")[0], "f", r.stdout)  # the others are still shown
+        r = self.assert_fails(1, "getstripe", ["--json", "fifo"], ["FIFO"])
+        arr = json.loads(r.stdout)
+        self.assertEqual(arr[0]["path"], "fifo")
+        self.assertIn("FIFO", arr[0]["error"])
+
+    def test_device_is_refused(self):
+        r = self.assert_fails(1, "getstripe", ["/dev/null"],
+                              ["/dev/null", "not a regular file or directory",
+                               "character device"])
+        self.assertEqual(r.stdout, "")
+
+    def test_proc_file_is_refused(self):
+        if not os.path.isfile("/proc/self/status"):
+            self.skipTest("no /proc here")
+        r = self.assert_fails(1, "getstripe", ["/proc/self/status"],
+                              ["/proc/self/status", "not on a file system with stripe layouts",
+                               "proc"])
+        self.assertEqual(r.stdout, "")
+        self.assert_fails(1, "getstripe", ["/proc"], ["not on a file system with stripe layouts"])
+
+    def test_json_option_after_the_paths(self):
+        self.ok("setstripe", "-c", "2", "a")
+        arr = self.json_of("getstripe", "a", "--json")
+        self.assertEqual(arr[0]["layout"]["components"][0]["stripe_count"], 2)
+
     def test_file_without_layout_gets_the_defaults(self):
         self.write("plain")
         l = self.layout("plain")

@@ -229,6 +229,12 @@ class TestMap(CliTestCase):
                                                        o["object_end"]] for o in j["objects"]}
                 self.assertEqual(got, want)
 
+    def test_fifo_and_device_are_refused(self):
+        # issue 13: they have no layout; map printed the default one
+        os.mkfifo(self.p("fifo"))
+        self.assert_fails(1, "map", ["fifo", "0", "1"], ["fifo", "FIFO"])
+        self.assert_fails(1, "map", ["/dev/null", "0", "1"], ["character device"])
+
     def test_options_after_the_arguments(self):
         # getopt users expect options anywhere: `map f 0 100 --max-pieces 0`
         r = self.ok("map", "F", "0", "5m", "--max-pieces", "2")
