@@ -312,6 +312,92 @@ static void test_damage(void)
   CHECK(ostio__ctr_open(dir, 0, &c) == OSTIO_EFORMAT && has("cannot open ostio.manifest"));
 }
 
+/* Issue 13: lost data is found, never read as zeros. A clean close leaves
+ * every object exactly its share of the size (a tail that is a hole becomes
+ * a sparse extension), so an object shorter than its share of a clean size
+ * is damage: refused at open, named by check with what to do. A hard link
+ * planted as an object is refused too. */
+static void test_lost(void)
+{
+  char p[700], q[800], victim[700];
+  int created;
+  const int64_t S = 65536;
+  pathof(p, sizeof p, "lost", NULL);
+  ostio__ctr_params pr = params(4, S);
+  CHECK(ostio__ctr_create(p, &pr, 0, &created) == 0);
+  ostio__ctr *c = NULL;
+  CHECK(ostio__ctr_open(p, 1, &c) == 0);
+  /* 10 bytes in stripe 0 and 10 in stripe 7 (object 3, row 1): objects 0-2
+   * end in holes. */
+  CHECK(pwrite(c->fd[0], "0123456789", 10, 0) == 10);
+  CHECK(pwrite(c->fd[3], "abcdefghij", 10, S) == 10);
+  CHECK(ostio__ctr_close(&c, 1) == 0);
+  const int64_t L = 7 * S + 10;
+  int64_t want[4] = {2 * S, 2 * S, 2 * S, S + 10};
+  for (int32_t o = 0; o < 4; o++) {
+    char name[32];
+    snprintf(name, sizeof name, "obj.%04d", (int)o);
+    pathof(q, sizeof q, "lost", name);
+    CHECKF(file_size(q) == want[o], "after a clean close %s holds %lld bytes, its share of "
+           "%lld is %lld", name, (long long)file_size(q), (long long)L, (long long)want[o]);
+  }
+  CHECKF(check(p) == 0, "%s", problems);
+  CHECKF(ostio__ctr_open(p, 0, &c) == 0, "%s", ostio_last_error());
+  if (c) {
+    char b[16] = {1};
+    int64_t size = 0;
+    CHECK(ostio__ctr_size(c, &size, NULL) == 0 && size == L);
+    CHECK(pread(c->fd[0], b, 16, 0) == 16 && !memcmp(b, "0123456789\0\0\0\0\0\0", 16));
+    ostio__ctr_close(&c, 0);
+  }
+  /* Full data, closed clean; then object 1 cut to 1000 bytes (it does not
+   * hold the last byte, so the derived size does not change). */
+  CHECK(ostio__ctr_open(p, 1, &c) == 0);
+  char *data = malloc((size_t)(2 * S));
+  memset(data, 'd', (size_t)(2 * S));
+  for (int32_t o = 0; c && o < 4; o++) CHECK(pwrite(c->fd[o], data, (size_t)want[o], 0) == want[o]);
+  free(data);
+  CHECK(ostio__ctr_close(&c, 1) == 0 && check(p) == 0);
+  pathof(q, sizeof q, "lost", "obj.0001");
+  CHECK(truncate(q, 1000) == 0);
+  int rc = ostio__ctr_open(p, 0, &c);
+  CHECKF(rc == OSTIO_EFORMAT && c == NULL && has("obj.0001") && has("1000 bytes") &&
+         has("lost") && has("131072"), "rc %d: %s", rc, ostio_last_error());
+  rc = ostio__ctr_open(p, 1, &c);
+  CHECKF(rc == OSTIO_EFORMAT && c == NULL && has("obj.0001"), "rc %d: %s", rc,
+         ostio_last_error());
+  CHECKF(check(p) == 1 && strstr(problems, "obj.0001 is shorter") &&
+         strstr(problems, "130072 bytes") && strstr(problems, "logical offset 66536") &&
+         strstr(problems, "truncate -s 131072"), "%s", problems);
+  /* Accepting the loss as check says: the bytes are zeros and the container clean. */
+  CHECK(truncate(q, 2 * S) == 0 && check(p) == 0);
+  CHECK(ostio__ctr_open(p, 0, &c) == 0 && ostio__ctr_close(&c, 0) == 0);
+  /* While a writer has it open (or crashed: state open), nothing tells a hole
+   * from a cut: the derived size is trusted, as after a crash. */
+  CHECK(ostio__ctr_open(p, 1, &c) == 0);
+  CHECK(truncate(q, 1000) == 0);
+  ostio__ctr *r = NULL;
+  CHECK(ostio__ctr_open(p, 0, &r) == 0 && ostio__ctr_close(&r, 0) == 0);
+  CHECK(ostio__ctr_close(&c, 1) == 0 && file_size(q) == 2 * S && check(p) == 0);
+  /* A hard link to a file outside planted as an object: refused, untouched. */
+  pathof(victim, sizeof victim, "lost-victim", NULL);
+  write_file(victim, "secret", 6);
+  pathof(q, sizeof q, "lost", "obj.0002");
+  CHECK(unlink(q) == 0 && link(victim, q) == 0);
+  rc = ostio__ctr_open(p, 1, &c);
+  CHECKF(rc == OSTIO_EFORMAT && c == NULL && has("obj.0002") && has("hard link"), "rc %d: %s",
+         rc, ostio_last_error());
+  CHECKF(check(p) >= 1 && strstr(problems, "obj.0002") && strstr(problems, "hard link"), "%s",
+         problems);
+  char vb[16] = {0};
+  int fd = open(victim, O_RDONLY);
+  CHECK(fd >= 0 && read(fd, vb, sizeof vb) == 6 && !memcmp(vb, "secret", 6));
+  if (fd >= 0) close(fd);
+  CHECK(unlink(q) == 0 && unlink(victim) == 0);
+  write_file(q, "", 0);
+  CHECK(truncate(q, 2 * S) == 0 && check(p) == 0 && ostio__ctr_remove(p) == 0);
+}
+
 /* 8 processes create the same container at once: one wins, the others open
  * it; one valid container, no temporary directory left. */
 static void test_concurrent(void)
@@ -362,6 +448,7 @@ int main(void)
   test_create();
   test_routing(&r);
   test_damage();
+  test_lost();
   test_concurrent();
   tu_rmtree(dir);
   return TEST_DONE();

@@ -89,6 +89,26 @@ static int check(const char *path, const char *needle)
   return needle ? n > 0 && strstr(problems, needle) != NULL : n == 0;
 }
 
+static int has(const char *s) { return strstr(ostio_last_error(), s) != NULL; }
+
+/* Loads and reads [off, off+len): the read's return code. */
+static int try_read(const char *path, int64_t off, int64_t len, char *buf)
+{
+  ostio__logdir *d = NULL;
+  ostio__logres res = {0};
+  ostio__logmap m;
+  ostio__logload st = {0};
+  ostio__logmap_init(&m);
+  int rc = ostio__log_open(path, NULL, 0, &d);
+  if (rc == 0) rc = ostio__log_scan(d);
+  if (rc == 0) rc = ostio__log_load_all(d, &m, &st);
+  if (rc == 0) rc = ostio__log_read(d, &m, &res, off, len, buf);
+  ostio__logres_free(&res);
+  ostio__logmap_free(&m);
+  ostio__log_close(&d);
+  return rc;
+}
+
 static void poke(const char *path, const char *name, int64_t off, const void *b, size_t n)
 {
   char p[1200];
@@ -152,12 +172,20 @@ static void test_damage(void)
   char p[1200];
   snprintf(p, sizeof p, "%s/%s", path, dat);
   CHECK(truncate(p, 300) == 0); /* 'c' (physical 300..600) is gone */
-  load(path, &m, &st, buf, sizeof buf);
-  CHECK(m.n == 2 && st.past_data == 1 && buf[5000] == 0 && m.size == 1200);
+  /* The record stays in the map: its bytes are lost, and reading them is an
+   * error (issue 13), never zeros; the rest reads normally. */
+  load(path, &m, &st, buf, 1200);
+  CHECK(m.n == 3 && st.past_data == 1 && buf[1100] == 'b' && m.size == 5300);
   ostio__logmap_free(&m);
+  int rc = try_read(path, 0, 5300, buf);
+  CHECKF(rc == OSTIO_EFORMAT && has("lost") && has("data.1.0") && has("[5000, 5300)"),
+         "rc %d: %s", rc, ostio_last_error());
   CHECKF(check(path, "points past the end"), "%s", problems);
   CHECK(ostio__log_recover(path, NULL, NULL) >= 1 && fsize(path, idx) == 128);
   CHECKF(check(path, NULL), "after recover: %s", problems);
+  load(path, &m, &st, buf, sizeof buf); /* recover accepted the loss: zeros now */
+  CHECK(m.n == 2 && m.size == 1200 && buf[1100] == 'b');
+  ostio__logmap_free(&m);
 }
 
 static void test_names(void)
@@ -240,6 +268,126 @@ static void test_compact(void)
   CHECK(ostio__log_recover(path, NULL, NULL) >= 1 && fsize(path, "index.compact") == -1);
 }
 
+/* Rewrites record k of index.compact (0 is the COVER): pstart moved, writer
+ * replaced when >= 0; the CRC stays valid. */
+static void forge_compact(const char *path, int k, int64_t add_pstart, int writer)
+{
+  char p[1200];
+  unsigned char b[64];
+  ostio__logrec r;
+  snprintf(p, sizeof p, "%s/index.compact", path);
+  int fd = open(p, O_RDWR);
+  CHECK(fd >= 0 && pread(fd, b, 64, 64 * k) == 64 && ostio__logrec_decode(b, &r) == 0);
+  r.pstart += add_pstart;
+  if (writer >= 0) r.writer = (uint32_t)writer;
+  ostio__logrec_encode(&r, b);
+  CHECK(pwrite(fd, b, 64, 64 * k) == 64);
+  if (fd >= 0) close(fd);
+}
+
+/* Issue 13: data that is missing is found by check and never read as zeros
+ * without an error: an emptied or deleted index log (its data log left
+ * without records), index.compact records pointing past their data log or
+ * naming a writer that does not exist, hard links planted as logs. */
+static void test_lost(void)
+{
+  char path[600], p[1200], buf[6000];
+  ostio__logmap m;
+  ostio__logload st;
+  const char *idx = "hostdir.001/index.1.0", *dat = "hostdir.001/data.1.0";
+  /* An emptied index log: 600 bytes of data with no record. */
+  snprintf(path, sizeof path, "%s/lost-empty", dir);
+  three(path);
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 1);
+  CHECKF(check(path, NULL), "%s", problems);
+  snprintf(p, sizeof p, "%s/%s", path, idx);
+  CHECK(truncate(p, 0) == 0);
+  CHECKF(check(path, "hostdir.001/data.1.0: bytes [0, 600) (600 bytes) have no index record"),
+         "%s", problems);
+  CHECK(strstr(problems, "restore hostdir.001/index.1.0") != NULL);
+  /* Cut at 2 records: the last 300 bytes have none. */
+  snprintf(path, sizeof path, "%s/lost-cut", dir);
+  three(path);
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 1);
+  snprintf(p, sizeof p, "%s/%s", path, idx);
+  CHECK(truncate(p, 128) == 0);
+  CHECKF(check(path, "bytes [300, 600) (300 bytes) have no index record"), "%s", problems);
+  /* recover accepts the loss (a crash leaves the same: data whose record was
+   * never written): the data log is cut, check is clean. */
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 1 && fsize(path, dat) == 300);
+  CHECKF(check(path, NULL), "after recover: %s", problems);
+  /* A deleted index log: never a crash leftover (index logs are made before
+   * any data); recover leaves the data for a human. */
+  snprintf(path, sizeof path, "%s/lost-gone", dir);
+  three(path);
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 1);
+  snprintf(p, sizeof p, "%s/%s", path, idx);
+  CHECK(unlink(p) == 0);
+  CHECKF(check(path, "hostdir.001/data.1.0 holds 600 bytes but its index log "
+                     "hostdir.001/index.1.0 is missing"), "%s", problems);
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 0 && fsize(path, dat) == 600);
+  CHECK(check(path, "is missing"));
+
+  /* index.compact: a record pointing past its data log ('b' moved to 10100),
+   * then one naming writer 7 (no such writer). */
+  snprintf(path, sizeof path, "%s/lost-compact", dir);
+  three(path);
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 1);
+  int64_t n = 0;
+  CHECK(ostio__log_compact(path, &n) == 0 && n == 3);
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 0 && fsize(path, "index.compact") == 256);
+  CHECKF(check(path, NULL), "%s", problems);
+  forge_compact(path, 2, 10000, -1);
+  CHECKF(check(path, "index.compact: record 2 points past the end of its data log"), "%s",
+         problems);
+  CHECK(strstr(problems, "recover") != NULL);
+  int rc = try_read(path, 0, 5300, buf);
+  CHECKF(rc == OSTIO_EFORMAT && has("[1000, 1200)") && has("lost"), "rc %d: %s", rc,
+         ostio_last_error());
+  CHECK(try_read(path, 0, 1000, buf) == 0 && buf[99] == 'a' && buf[100] == 0);
+  forge_compact(path, 2, -10000, -1);
+  CHECKF(check(path, NULL), "%s", problems);
+  forge_compact(path, 3, 0, 7);
+  CHECKF(check(path, "writer 7"), "%s", problems);
+  rc = try_read(path, 4000, 2000, buf);
+  CHECKF(rc == OSTIO_EFORMAT && has("[5000, 5300)") && has("lost"), "rc %d: %s", rc,
+         ostio_last_error());
+  /* recover removes the damaged compact index: the index logs it copied
+   * are intact, so nothing is lost. */
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 1 && fsize(path, "index.compact") == -1);
+  CHECKF(check(path, NULL), "after recover: %s", problems);
+  load(path, &m, &st, buf, sizeof buf);
+  CHECK(m.n == 3 && buf[1100] == 'b' && buf[5299] == 'c');
+  ostio__logmap_free(&m);
+
+  /* Hard links to a file outside planted as a data log, then an index log. */
+  snprintf(path, sizeof path, "%s/lost-link", dir);
+  three(path);
+  CHECK(ostio__log_recover(path, NULL, NULL) >= 1);
+  char victim[700], cmd[2600];
+  snprintf(victim, sizeof victim, "%s/link-victim", dir);
+  snprintf(cmd, sizeof cmd, "cp %s/%s %s", path, dat, victim);
+  CHECK(system(cmd) == 0);
+  for (int k = 0; k < 2; k++) {
+    const char *which = k ? idx : dat;
+    char saved[1300];
+    snprintf(p, sizeof p, "%s/%s", path, which);
+    snprintf(saved, sizeof saved, "%s.saved", victim);
+    if (k) {
+      snprintf(cmd, sizeof cmd, "cp %s %s", p, victim);
+      CHECK(system(cmd) == 0);
+    }
+    CHECK(rename(p, saved) == 0 && link(victim, p) == 0);
+    rc = try_read(path, 0, 5300, buf);
+    CHECKF(rc == OSTIO_EFORMAT && has(which) && has("hard link"), "%s: rc %d: %s", which, rc,
+           ostio_last_error());
+    CHECKF(check(path, "hard link"), "%s: %s", which, problems);
+    CHECK(strstr(problems, which) != NULL);
+    CHECK(unlink(p) == 0 && rename(saved, p) == 0 && check(path, NULL));
+  }
+  unlink(victim);
+}
+
 /* ---- crash ---------------------------------------------------------------------- */
 
 #define CF 65536
@@ -267,7 +415,7 @@ static void child(const char *path, const char *side, uint64_t seed, int round)
   if (ostio__log_open(path, NULL, 0, &d) < 0 || ostio__log_scan(d) < 0) _exit(3);
   uint32_t session = d->max_session + 1, epoch = 1;
   ostio__logw_init(&w, d, session, 0, ostio__log_hostdir_of("crash", d->m.hostdirs));
-  if (ostio__sizerec_write(d->dirfd, path, &(ostio__sizerec){0, 0}) < 0) _exit(4);
+  if (ostio__sizerec_write(d->dirfd, path, &(ostio__sizerec){.clean = 0, .size = 0}) < 0) _exit(4);
   int sfd = open(side, O_WRONLY | O_CREAT | O_TRUNC, 0666);
   for (int s = 0; s < CSTEPS; s++) {
     int64_t off, len;
@@ -385,6 +533,7 @@ int main(int argc, char **argv)
   test_damage();
   test_names();
   test_compact();
+  test_lost();
   test_crash();
   tu_rmtree(dir);
   return TEST_DONE();

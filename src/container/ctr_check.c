@@ -89,6 +89,14 @@ int ostio__ctr_check(const char *path, ostio__ctr_report report, void *arg)
       n += ostio__ctr_say(report, arg, "%s: object %d (%s) is not a regular file", path, (int)i,
                           m.names[i]);
       objects_ok = 0;
+    } else if (st.st_nlink > 1) {
+      n += ostio__ctr_say(report, arg, "%s: object %d (%s) has %lu hard links: it may be a "
+                          "link to a file outside the container, so ostio neither reads nor "
+                          "writes it; if it holds the object's data, give it a copy of its "
+                          "own (cp %s %s.new && mv %s.new %s)", path, (int)i, m.names[i],
+                          (unsigned long)st.st_nlink, m.names[i], m.names[i], m.names[i],
+                          m.names[i]);
+      objects_ok = 0;
     } else {
       os[i] = (int64_t)st.st_size;
     }
@@ -102,20 +110,26 @@ int ostio__ctr_check(const char *path, ostio__ctr_report report, void *arg)
                         path, OSTIO__CTR_SIZEREC, (long long)derived);
   } else if (rc < 0) {
     n += ostio__ctr_say(report, arg, "%s", ostio_last_error());
-  } else if (rec.clean && objects_ok && derived != rec.size) {
-    /* Name each object whose size disagrees with the recorded logical size. */
+  } else if (rec.clean && objects_ok) {
+    /* Name each object whose size disagrees with the recorded logical size.
+     * A clean close leaves each object exactly its share, so a shorter one
+     * lost data (whichever object it is); a longer one holds more. */
     for (int32_t i = 0; i < m.nobjects; i++) {
       int64_t want = ostio__striped_objsize(m.stripe_size, m.nobjects, i, rec.size);
-      int64_t last = rec.size - 1;
-      int holds_last = rec.size > 0 && last / m.stripe_size % m.nobjects == i;
+      ostio__ctr_short sh;
       if (os[i] > want)
         n += ostio__ctr_say(report, arg, "%s: object %s is longer than the size record says: %lld "
                             "bytes, the clean size record (%lld bytes) allows %lld", path,
                             m.names[i], (long long)os[i], (long long)rec.size, (long long)want);
-      else if (holds_last && os[i] < want)
-        n += ostio__ctr_say(report, arg, "%s: object %s is shorter than the size record says: %lld "
-                            "bytes, the clean size record (%lld bytes) needs %lld", path,
-                            m.names[i], (long long)os[i], (long long)rec.size, (long long)want);
+      else if (ostio__ctr_short_object(&m, rec.size, i, os[i], &sh))
+        n += ostio__ctr_say(report, arg, "%s: object %s is shorter than the size record says: "
+                            "%lld bytes, the clean size record (%lld bytes) needs %lld: %lld "
+                            "bytes are lost, from logical offset %lld on; reads of the "
+                            "container fail until it is repaired: restore %s from a copy, or "
+                            "accept the loss (zeros there) with `truncate -s %lld %s/%s`", path,
+                            m.names[i], (long long)os[i], (long long)rec.size,
+                            (long long)sh.want, (long long)sh.lost, (long long)sh.first,
+                            m.names[i], (long long)sh.want, path, m.names[i]);
     }
   }
   n += strays(path, dirfd, &m, report, arg);

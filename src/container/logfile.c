@@ -186,10 +186,10 @@ static int open_in(const ostio__logdir *d, int32_t h, const char *name, int flag
   int e = errno;
   close(hfd);
   struct stat st;
-  if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+  if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink > 1)) {
     close(fd);
     fd = -1;
-    e = EINVAL;
+    e = EINVAL; /* a hard link is refused by the scan with its own message */
   }
   if (fd >= 0) fcntl(fd, F_SETFL, flags & O_APPEND);
   errno = e;
@@ -214,6 +214,14 @@ static int scan_hostdir(ostio__logdir *d, int32_t h, int hfd)
         !S_ISREG(st.st_mode)) {
       d->nstray++;
       continue;
+    }
+    if (st.st_nlink > 1) { /* issue 13: maybe a link to a file outside */
+      rc = ostio__fail(OSTIO_EFORMAT, "%s/hostdir.%03d/%s has %lu hard links: a log has "
+                       "exactly one name, this one may be a link to a file outside the "
+                       "container, so it is not read; if it holds this container's log, "
+                       "give it a copy of its own (cp, then mv over it)", d->path, (int)h,
+                       e->d_name, (unsigned long)st.st_nlink);
+      break;
     }
     int i = ostio__log_src_find(d, s, w);
     if (i >= 0 && d->src[i].hostdir != h) { /* the same writer in two hostdirs */
@@ -345,13 +353,30 @@ static int push(ostio__logent **e, size_t *n, size_t *cap, const ostio__logent *
   return 0;
 }
 
+/* The size of src's data log now (grown since the listing when a writer
+ * appended: data goes before the record that points at it). */
+static int64_t data_size_now(ostio__logdir *d, int32_t src)
+{
+  ostio__logsrc *s = &d->src[src];
+  char name[64];
+  struct stat st;
+  ostio__log_name(name, sizeof name, s->hostdir, "data", s->session, s->writer);
+  int fd = open_in(d, s->hostdir, strchr(name, '/') + 1, O_RDONLY);
+  if (fd >= 0 && fstat(fd, &st) == 0 && (int64_t)st.st_size > s->data_size)
+    s->data_size = (int64_t)st.st_size;
+  if (fd >= 0) close(fd);
+  return s->data_size;
+}
+
 /* Decodes buf[0..len) (records from idx0): stops at the first record that is
- * torn, damaged, foreign (wrong writer or session) or past its data log. */
+ * torn, damaged or foreign (wrong writer or session); a WRITE past the end
+ * of its data log (or of a writer without one) is kept, marked lost. */
 static int load_buf(ostio__logdir *d, const char *what, const unsigned char *buf, int64_t len,
                     const ostio__logsrc *own, ostio__logent **e, size_t *n, size_t *cap,
                     ostio__logload *st)
 {
   int64_t nrec = len / OSTIO__LOGREC_SIZE;
+  int32_t refreshed = -1;
   for (int64_t k = 0; k < nrec; k++) {
     ostio__logent x = {.idx = (uint64_t)k, .src = -1};
     const unsigned char *b = buf + k * OSTIO__LOGREC_SIZE;
@@ -382,13 +407,22 @@ static int load_buf(ostio__logdir *d, const char *what, const unsigned char *buf
     if (x.r.type == OSTIO__LOGREC_WRITE) {
       src = ostio__log_src_find(d, (uint32_t)(x.r.seq >> 32), x.r.writer);
       int64_t dsize = src >= 0 ? d->src[src].data_size : -1;
+      if (src >= 0 && ostio__logrec_pend(&x.r) > dsize && src != refreshed)
+        dsize = data_size_now(d, refreshed = src);
       if (ostio__logrec_pend(&x.r) > dsize) {
+        /* Kept, marked lost: reading its bytes fails (issue 13), never zeros. */
         st->past_data++;
-        problem(st, "%s: record %lld points past the end of its data log (%lld > %lld "
-                "bytes): it and the rest are ignored", what, (long long)k,
-                (long long)ostio__logrec_pend(&x.r), (long long)dsize);
-        if (own) return 0;
-        continue; /* index.compact: only this record */
+        if (src < 0)
+          problem(st, "%s: record %lld names writer %" PRIu32 " of session %" PRIu64 ", "
+                  "which has no data log: its logical bytes [%lld, %lld) are lost", what,
+                  (long long)k, x.r.writer, x.r.seq >> 32, (long long)x.r.lstart,
+                  (long long)ostio__logrec_end(&x.r));
+        else
+          problem(st, "%s: record %lld points past the end of its data log (%lld > %lld "
+                  "bytes): its logical bytes [%lld, %lld) are lost", what, (long long)k,
+                  (long long)ostio__logrec_pend(&x.r), (long long)dsize,
+                  (long long)x.r.lstart, (long long)ostio__logrec_end(&x.r));
+        x.lost = 1;
       }
     }
     x.src = src;

@@ -6,6 +6,7 @@
  * [L, infinity) at its key. resolve() turns a range into non-overlapping
  * segments (data log + physical offset, or zeros) by a sweep over the
  * intersecting pieces with a max-heap on the key. docs/containers.md. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,14 +138,15 @@ typedef struct piece {
   int64_t off, end, phys;
   size_t rank;             /* place in key order: larger wins */
   int32_t src;
+  const ostio__logent *lost; /* its entry when its bytes are lost, else NULL */
 } piece;
 
 static int add_piece(ostio__logres *r, int64_t off, int64_t end, int64_t phys, size_t rank,
-                     int32_t src)
+                     int32_t src, const ostio__logent *lost)
 {
   int rc = grow(&r->piece, &r->cappiece, r->npiece + 1, sizeof(piece));
   if (rc < 0) return rc;
-  ((piece *)r->piece)[r->npiece++] = (piece){off, end, phys, rank, src};
+  ((piece *)r->piece)[r->npiece++] = (piece){off, end, phys, rank, src, lost};
   return 0;
 }
 
@@ -155,7 +157,7 @@ static int pieces_of(ostio__logres *r, const ostio__logent *x, size_t rank, int6
   const ostio__logrec *w = &x->r;
   if (w->type == OSTIO__LOGREC_TRUNC) {
     int64_t a = w->lstart > lo ? w->lstart : lo;
-    return a < hi ? add_piece(r, a, hi, 0, rank, -1) : 0;
+    return a < hi ? add_piece(r, a, hi, 0, rank, -1, NULL) : 0;
   }
   if (ostio__logrec_end(w) <= lo || w->lstart >= hi) return 0;
   int64_t i0 = 0, i1 = 0;
@@ -168,7 +170,8 @@ static int pieces_of(ostio__logres *r, const ostio__logent *x, size_t rank, int6
     int64_t a = w->lstart + i * w->lstride, b = a + w->length;
     int64_t ca = a > lo ? a : lo, cb = b < hi ? b : hi;
     if (ca >= cb) continue;
-    int rc = add_piece(r, ca, cb, w->pstart + i * w->length + (ca - a), rank, x->src);
+    int rc = add_piece(r, ca, cb, w->pstart + i * w->length + (ca - a), rank, x->src,
+                       x->lost ? x : NULL);
     if (rc < 0) return rc;
   }
   return 0;
@@ -239,6 +242,18 @@ static int sweep(ostio__logres *r, int64_t lo, int64_t hi)
     if (nh > 0) {
       const piece *t = &p[r->heap[0]];
       if (t->end < next) next = t->end;
+      if (t->lost) { /* lost data is an error, never zeros (docs/containers.md) */
+        const ostio__logrec *w = &t->lost->r;
+        int64_t ph = t->phys + (cur - t->off);
+        return ostio__fail(OSTIO_EFORMAT, "logical bytes [%lld, %lld) are lost: their index "
+                           "record (writer %" PRIu32 ", session %" PRIu64 ") places them at "
+                           "bytes [%lld, %lld) of data.%" PRIu64 ".%" PRIu32 ", which %s; "
+                           "`ostio container check` names the damage, `ostio container "
+                           "recover` drops the record (accepting the loss)",
+                           (long long)cur, (long long)next, w->writer, w->seq >> 32,
+                           (long long)ph, (long long)(ph + (next - cur)), w->seq >> 32,
+                           w->writer, t->src < 0 ? "does not exist" : "is shorter");
+      }
       rc = emit(r, cur, next - cur, t->src, t->src < 0 ? 0 : t->phys + (cur - t->off));
     } else {
       rc = emit(r, cur, next - cur, -1, 0);

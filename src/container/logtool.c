@@ -82,6 +82,57 @@ static int strays(ostio__logdir *d, int fix, ostio__ctr_report report, void *arg
   return n;
 }
 
+/* A loading problem, with what to do when records lost their data. */
+static int say_load(const char *path, const ostio__logload *st, ostio__ctr_report report,
+                    void *arg)
+{
+  (void)path;
+  if (st->past_data && strstr(st->first_problem, "are lost"))
+    return ostio__ctr_say(report, arg, "%s; reads of those bytes fail: restore the data log "
+                          "from a copy, or `ostio container recover` cuts the index log "
+                          "there (accepting the loss)", st->first_problem);
+  return ostio__ctr_say(report, arg, "%s", st->first_problem);
+}
+
+/* Data-log bytes after the last one a record of src i describes (e[0..ne),
+ * its loaded records, cut at the first lost one): reported, or cut off by
+ * recover (fix). A writer killed before it wrote its pending record leaves
+ * them (never part of the file); so does an index log emptied or cut
+ * (then they are lost data). */
+static int unindexed(ostio__logdir *d, size_t i, const ostio__logent *e, size_t ne, int fix,
+                     ostio__ctr_report report, void *arg)
+{
+  const ostio__logsrc *s = &d->src[i];
+  int64_t end = 0;
+  for (size_t j = 0; j < ne && !e[j].lost; j++)
+    if (e[j].r.type == OSTIO__LOGREC_WRITE && ostio__logrec_pend(&e[j].r) > end)
+      end = ostio__logrec_pend(&e[j].r);
+  if (!(s->flags & OSTIO__LOGSRC_DATA) || s->data_size <= end) return 0;
+  char name[64], iname[64];
+  ostio__log_name(name, sizeof name, s->hostdir, "data", s->session, s->writer);
+  ostio__log_name(iname, sizeof iname, s->hostdir, "index", s->session, s->writer);
+  if (!fix)
+    return ostio__ctr_say(report, arg, "%s: %s: bytes [%lld, %lld) (%lld bytes) have no index "
+                          "record: a writer that crashed before recording them leaves this "
+                          "(they were never part of the file; `ostio container recover` cuts "
+                          "them off), and so does %s emptied or cut (then they are lost data: "
+                          "restore %s from a copy before running recover)", d->path, name,
+                          (long long)end, (long long)s->data_size,
+                          (long long)(s->data_size - end), iname, iname);
+  int fd = openat(d->dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), rc = 0;
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink > 1 ||
+      ftruncate(fd, (off_t)end) < 0 || fsync(fd) < 0)
+    rc = ostio__fail(ostio__from_errno(fd < 0 || errno ? errno : EINVAL), "%s/%s: cannot cut "
+                     "the data log: %s", d->path, name,
+                     fd >= 0 && st.st_nlink > 1 ? "it has hard links" : strerror(errno));
+  if (fd >= 0) close(fd);
+  if (rc < 0) return rc;
+  return ostio__ctr_say(report, arg, "%s: cut %s from %lld to %lld bytes (no index record "
+                        "described the rest)", d->path, name, (long long)s->data_size,
+                        (long long)end);
+}
+
 static int open_scanned(const char *path, ostio__logdir **d)
 {
   int rc = ostio__log_open(path, NULL, 0, d);
@@ -106,13 +157,38 @@ int ostio__log_check(const char *path, ostio__ctr_report report, void *arg)
       ostio__log_name(name, sizeof name, s->hostdir, "index", s->session, s->writer);
       n += ostio__ctr_say(report, arg, "%s: %s has no data log beside it", path, name);
     }
+    if ((s->flags & OSTIO__LOGSRC_DATA) && !(s->flags & OSTIO__LOGSRC_INDEX) &&
+        s->data_size > 0) {
+      /* Never a crash leftover: the index log is made before any data. */
+      char iname[64];
+      ostio__log_name(name, sizeof name, s->hostdir, "data", s->session, s->writer);
+      ostio__log_name(iname, sizeof iname, s->hostdir, "index", s->session, s->writer);
+      n += ostio__ctr_say(report, arg, "%s: %s holds %lld bytes but its index log %s is "
+                          "missing: no record says where those bytes belong, so they are "
+                          "lost from the file; restore %s from a copy (recover leaves this "
+                          "alone), or remove %s to accept the loss", path, name,
+                          (long long)s->data_size, iname, iname, name);
+    }
     ostio__logload st = {0};
     ne = 0;
     if ((rc = ostio__log_load_src(d, i, &e, &ne, &cap, &st)) < 0) {
       n += ostio__ctr_say(report, arg, "%s", ostio_last_error());
       continue;
     }
-    if (st.first_problem[0]) n += ostio__ctr_say(report, arg, "%s", st.first_problem);
+    if (st.first_problem[0]) n += say_load(path, &st, report, arg);
+    if (s->flags & OSTIO__LOGSRC_INDEX) n += unindexed(d, i, e, ne, 0, report, arg);
+  }
+  if (d->compact) {
+    ostio__logload cst = {0};
+    ne = 0;
+    if ((rc = ostio__log_load_compact(d, &e, &ne, &cap, &cst)) < 0)
+      n += ostio__ctr_say(report, arg, "%s", ostio_last_error());
+    else if (cst.first_problem[0])
+      n += ostio__ctr_say(report, arg, "%s; `ostio container recover` removes %s (readers then "
+                          "use the index logs it covers, which are intact)%s",
+                          cst.first_problem, OSTIO__LOG_COMPACT,
+                          cst.past_data + cst.bad_records > 1 ? " (more records are damaged)"
+                                                              : "");
   }
   if (!d->compact && faccessat(d->dirfd, OSTIO__LOG_COMPACT, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
     n += ostio__ctr_say(report, arg,
@@ -135,6 +211,12 @@ int ostio__log_check(const char *path, ostio__ctr_report report, void *arg)
                           "open or crashed (the index implies %lld bytes); `recover` records it "
                           "clean",
                           path, (long long)map.size);
+    else if (rec.has_fp && !ostio__log_rec_trusted(d, &rec))
+      n += ostio__ctr_say(report, arg,
+                          "%s: the clean size record (%lld bytes) is stale: the index logs "
+                          "changed after it was written (the index implies %lld); readers "
+                          "ignore it; `recover` rewrites it", path, (long long)rec.size,
+                          (long long)map.size);
     else if (rec.size != map.size)
       n += ostio__ctr_say(report, arg,
                           "%s: the clean size record says %lld bytes, the index implies "
@@ -156,6 +238,12 @@ int ostio__log_recover(const char *path, ostio__ctr_report report, void *arg)
   if (rc < 0) return rc;
   ostio__logent *e = NULL;
   size_t ne = 0, cap = 0;
+  int cut_index = 0, compact_bad = 0;
+  if (d->compact) {
+    ostio__logload cst = {0};
+    if ((rc = ostio__log_load_compact(d, &e, &ne, &cap, &cst)) == 0)
+      compact_bad = cst.first_problem[0] != '\0';
+  }
   for (size_t i = 0; rc == 0 && i < d->nsrc; i++) {
     const ostio__logsrc *s = &d->src[i];
     if (!(s->flags & OSTIO__LOGSRC_INDEX)) continue;
@@ -163,7 +251,19 @@ int ostio__log_recover(const char *path, ostio__ctr_report report, void *arg)
     ne = 0;
     if ((rc = ostio__log_load_src(d, i, &e, &ne, &cap, &st)) < 0) break;
     int64_t keep = (int64_t)ne * OSTIO__LOGREC_SIZE;
+    for (size_t j = 0; j < ne; j++)
+      if (e[j].lost) { /* the first record whose data is gone: cut there */
+        keep = (int64_t)e[j].idx * OSTIO__LOGREC_SIZE;
+        break;
+      }
+    int cut = unindexed(d, i, e, ne, 1, report, arg);
+    if (cut < 0) {
+      rc = cut;
+      break;
+    }
+    n += cut;
     if (keep >= s->index_size) continue;
+    cut_index = 1;
     char name[64];
     ostio__log_name(name, sizeof name, s->hostdir, "index", s->session, s->writer);
     int hfd = openat(d->dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -176,8 +276,12 @@ int ostio__log_recover(const char *path, ostio__ctr_report report, void *arg)
                           (long long)s->index_size, (long long)keep, st.first_problem);
   }
   free(e);
-  if (rc == 0 && !d->compact && unlinkat(d->dirfd, OSTIO__LOG_COMPACT, 0) == 0)
-    n += ostio__ctr_say(report, arg, "%s: removed the stale %s", path, OSTIO__LOG_COMPACT);
+  /* A stale one, one whose covered logs were just cut, or a damaged one (the
+   * index logs it copies are intact: nothing is lost). */
+  if (rc == 0 && (!d->compact || cut_index || compact_bad) &&
+      unlinkat(d->dirfd, OSTIO__LOG_COMPACT, 0) == 0)
+    n += ostio__ctr_say(report, arg, "%s: removed the %s %s", path,
+                        compact_bad ? "damaged" : "stale", OSTIO__LOG_COMPACT);
   if (rc == 0) n += strays(d, 1, report, arg);
   ostio__log_close(&d);
   if (rc < 0) return rc;
@@ -185,11 +289,11 @@ int ostio__log_recover(const char *path, ostio__ctr_report report, void *arg)
   ostio__logmap map;
   ostio__logmap_init(&map);
   ostio__logload st = {0};
-  ostio__sizerec old = {0, -1};
+  ostio__sizerec old = {.clean = 0, .size = -1};
   if ((rc = open_scanned(path, &d)) == 0) rc = ostio__log_load_all(d, &map, &st);
   int had = rc == 0 ? ostio__sizerec_read(d->dirfd, path, &old) : rc;
-  if (rc == 0 && (had < 0 || !old.clean || old.size != map.size)) {
-    rc = ostio__sizerec_write(d->dirfd, path, &(ostio__sizerec){1, map.size});
+  if (rc == 0 && (had < 0 || !ostio__log_rec_trusted(d, &old) || old.size != map.size)) {
+    rc = ostio__log_publish_clean(d, NULL);
     if (rc == 0) n += ostio__ctr_say(report, arg,
                                      "%s: size record written: clean, %lld bytes", path,
                                      (long long)map.size);

@@ -338,6 +338,12 @@ static int open_objects(ostio__ctr *c)
     if (fstat(c->fd[i], &st) < 0 || !S_ISREG(st.st_mode))
       return ostio__fail(OSTIO_EFORMAT, "%s: object %d (%s) is not a regular file; the "
                          "container is damaged", c->path, (int)i, m->names[i]);
+    if (st.st_nlink > 1)
+      return ostio__fail(OSTIO_EFORMAT, "%s: object %d (%s) has %lu hard links: an object "
+                         "has exactly one name, this one may be a link to a file outside the "
+                         "container, so it is neither read nor written; give it a copy of "
+                         "its own (cp, then mv over it) if it holds the object's data",
+                         c->path, (int)i, m->names[i], (unsigned long)st.st_nlink);
     fcntl(c->fd[i], F_SETFL, 0); /* drop O_NONBLOCK (it only guarded against FIFOs) */
   }
   return 0;
@@ -411,18 +417,32 @@ static int check_sizes(ostio__ctr *c, ostio__sizerec *rec, int64_t *derived)
   int have = rc == 0 ? ostio__sizerec_read(c->dirfd, c->path, rec) : rc;
   if (have == OSTIO_ENOENT) rc = 0, rec->clean = 0, rec->size = *derived;
   else rc = have;
-  if (rc == 0 && rec->clean && *derived < rec->size) {
-    int64_t last = rec->size - 1;
-    int32_t o = (int32_t)(last / m->stripe_size % m->nobjects);
+  /* A clean close leaves every object exactly its share (ostio__ctr_close),
+   * so a shorter one lost data: refused, never read as zeros. */
+  for (int32_t o = 0; rc == 0 && rec->clean && o < m->nobjects; o++) {
+    ostio__ctr_short sh;
+    if (!ostio__ctr_short_object(m, rec->size, o, os[o], &sh)) continue;
     rc = ostio__fail(OSTIO_EFORMAT, "%s: object %s is shorter than the size record says: it "
                      "holds %lld bytes, the clean size record (%lld bytes) needs at least "
-                     "%lld; the container is damaged (see `ostio container check`)", c->path,
-                     m->names[o], (long long)os[o], (long long)rec->size,
-                     (long long)ostio__striped_objsize(m->stripe_size, m->nobjects, o,
-                                                        rec->size));
+                     "%lld; %lld bytes from logical offset %lld on are lost; the container "
+                     "is damaged (see `ostio container check`)", c->path, m->names[o],
+                     (long long)os[o], (long long)rec->size, (long long)sh.want,
+                     (long long)sh.lost, (long long)sh.first);
   }
   free(os);
   return rc;
+}
+
+int ostio__ctr_short_object(const ostio__manifest *m, int64_t size, int32_t o, int64_t have,
+                            ostio__ctr_short *out)
+{
+  int64_t s = m->stripe_size, want = ostio__striped_objsize(s, m->nobjects, o, size);
+  if (have < 0 || have >= want) return 0;
+  /* have < want: object byte `have` is below the size, so this fits. */
+  out->want = want;
+  out->lost = want - have;
+  out->first = (have / s * m->nobjects + o) * s + have % s;
+  return 1;
 }
 
 int ostio__ctr_open(const char *path, int writable, ostio__ctr **out)
@@ -432,7 +452,7 @@ int ostio__ctr_open(const char *path, int writable, ostio__ctr **out)
   int rc = open_common(path, NULL, 0, writable, 1, out);
   if (rc == 0) rc = check_sizes(*out, &rec, &derived);
   if (rc == 0 && writable)
-    rc = ostio__sizerec_write((*out)->dirfd, path, &(ostio__sizerec){0, derived});
+    rc = ostio__sizerec_write((*out)->dirfd, path, &(ostio__sizerec){.clean = 0, .size = derived});
   if (rc < 0 && *out) {
     ctr_free(*out);
     *out = NULL;
@@ -469,7 +489,7 @@ int ostio__ctr_set_size(ostio__ctr *c, int64_t size)
                          (long long)size, strerror(errno));
   }
   /* The state stays "open" until a clean close (docs/containers.md). */
-  return ostio__sizerec_write(c->dirfd, c->path, &(ostio__sizerec){0, size});
+  return ostio__sizerec_write(c->dirfd, c->path, &(ostio__sizerec){.clean = 0, .size = size});
 }
 
 int ostio__ctr_sync(const ostio__ctr *c)
@@ -489,9 +509,20 @@ int ostio__ctr_close(ostio__ctr **cp, int clean)
   if (!c) return 0;
   *cp = NULL;
   if (clean && c->writable) {
-    int64_t size = 0;
-    rc = ostio__ctr_size(c, &size, NULL);
-    if (rc == 0) rc = ostio__sizerec_write(c->dirfd, c->path, &(ostio__sizerec){1, size});
+    /* Every object gets exactly its share of the size: a tail that is a hole
+     * becomes a sparse extension (no data written), so that with a clean
+     * record an object shorter than its share means lost data (check_sizes). */
+    int64_t size = 0, *os = malloc((size_t)c->m.nobjects * sizeof *os);
+    rc = os ? ostio__ctr_size(c, &size, os) : ostio__fail(OSTIO_ENOMEM, "out of memory");
+    for (int32_t i = 0; rc == 0 && i < c->m.nobjects; i++) {
+      int64_t want = ostio__striped_objsize(c->m.stripe_size, c->m.nobjects, i, size);
+      if (os[i] < want && ftruncate(c->fd[i], (off_t)want) < 0)
+        rc = ostio__fail(ostio__from_errno(errno), "%s: extending object %s to its share "
+                         "(%lld bytes) of the size %lld at close: %s", c->path, c->m.names[i],
+                         (long long)want, (long long)size, strerror(errno));
+    }
+    free(os);
+    if (rc == 0) rc = ostio__sizerec_write(c->dirfd, c->path, &(ostio__sizerec){.clean = 1, .size = size});
   }
   for (int32_t i = 0; i < c->m.nobjects; i++) {
     if (c->fd[i] >= 0 && close(c->fd[i]) < 0 && rc == 0)

@@ -289,7 +289,7 @@ static int sub_stat(int argc, char **argv)
   if (is_log(path)) return log_stat(path, o.json);
   if ((rc = open_ro("stat", path, &c)) != CLI_OK) return rc;
   int64_t size = 0;
-  ostio__sizerec rec = {0, -1};
+  ostio__sizerec rec = {.clean = 0, .size = -1};
   int have = ostio__sizerec_read(c->dirfd, path, &rec) == 0;
   if ((rc = ostio__ctr_size(c, &size, NULL)) < 0) {
     rc = cli_lib_error(CMD " stat", rc);

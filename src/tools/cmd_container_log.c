@@ -55,7 +55,7 @@ int log_stat(const char *path, int json)
   ostio__logdir *d = NULL;
   int rc = open_log("container stat", path, &d, NULL, NULL);
   if (rc != CLI_OK) return rc;
-  ostio__sizerec rec = {0, -1};
+  ostio__sizerec rec = {.clean = 0, .size = -1};
   int have = ostio__sizerec_read(d->dirfd, path, &rec) == 0;
   int64_t size = rec.size, index_bytes = 0, data_bytes = 0;
   const char *from = "size record";
@@ -129,10 +129,22 @@ static int args(const char *who, const char *usage, int argc, char **argv, const
                              OSTIO__CTR_MANIFEST);
   int rc = ostio__ctr_kind_of(*path, &kind);
   if (rc < 0) return cli_lib_error(who, rc);
-  if (kind != OSTIO__CTR_KIND_LOG)
-    return cli_runtime_error(who, "%s is a %s container; %s applies to log containers (a "
-                             "striped container maps by arithmetic: `ostio map PATH`)", *path,
-                             ostio__ctr_kind_name(kind), who);
+  if (kind != OSTIO__CTR_KIND_LOG) {
+    /* What the subcommand does, and what to use on this kind instead. */
+    const char *why =
+      strstr(who, "recover")
+        ? "recover repairs a log container after a crash (cuts torn index records and data "
+          "no record describes, rewrites the size record); a striped container needs no "
+          "recovery: its size comes from its objects, and `ostio container check` reports "
+          "damage"
+      : strstr(who, "compact")
+        ? "compact merges a log container's index logs into one index.compact; a striped "
+          "container has no index to merge: its stripes map by arithmetic"
+        : "map prints a log container's merged index; a striped container maps by "
+          "arithmetic: `ostio map PATH`";
+    return cli_runtime_error(who, "%s is a %s container; %s applies to log containers only: "
+                             "%s", *path, ostio__ctr_kind_name(kind), who, why);
+  }
   return 0;
 }
 

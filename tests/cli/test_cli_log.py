@@ -217,6 +217,62 @@ class LogCli(CliTestCase):
         r = self.ok("container", "map", "--records", ctr)
         self.assertEqual(len(r.stdout.splitlines()), 2)
 
+    def test_lost_data_is_found_and_never_read_as_zeros(self):
+        """Issue 13: check finds data that is gone; flatten fails on it."""
+        one = ((1 << 32) | 1)
+        pieces = [("W", (one, 0, 0, 100, 1)), ("W", (one, 1000, 0, 200, 1))]
+        # A record pointing past its (cut) data log: an error naming the bytes.
+        ctr = self.make("past.log")
+        self.writer(ctr, 1, 1, 0, pieces)
+        self.ok("container", "recover", ctr)
+        self.assertIn("ok", self.ok("container", "check", ctr).stdout)
+        os.truncate(self.p(ctr, "hostdir.001", "data.1.0"), 150)
+        self.fails(1, ["check", ctr], ["index.1.0: record 1 points past the end of its data "
+                                       "log", "[1000, 1200) are lost", "recover"])
+        self.fails(1, ["flatten", ctr, "out"], ["logical bytes [1000, 1200) are lost",
+                                                "data.1.0"])
+        # An emptied index log: its data log has no record.
+        ctr = self.make("empty.log")
+        self.writer(ctr, 1, 1, 0, pieces)
+        self.ok("container", "recover", ctr)
+        os.truncate(self.p(ctr, "hostdir.001", "index.1.0"), 0)
+        self.fails(1, ["check", ctr], ["hostdir.001/data.1.0: bytes [0, 300) (300 bytes) have "
+                                       "no index record", "restore hostdir.001/index.1.0"])
+        # A deleted one.
+        os.remove(self.p(ctr, "hostdir.001", "index.1.0"))
+        self.fails(1, ["check", ctr], ["hostdir.001/data.1.0 holds 300 bytes but its index "
+                                       "log hostdir.001/index.1.0 is missing"])
+        # index.compact naming a writer that does not exist.
+        ctr = self.make("compact.log")
+        self.writer(ctr, 1, 1, 0, pieces)
+        self.ok("container", "compact", ctr)
+        self.ok("container", "recover", ctr)
+        with open(self.p(ctr, "index.compact"), "r+b") as f:
+            f.seek(128)   # COVER, then the two WRITEs in key order
+            f.write(record(1, 9, one, 1000, 0, 200, 1, 100))
+        self.fails(1, ["check", ctr], ["index.compact: record 2 names writer 9 of session 1, "
+                                       "which has no data log"])
+        self.fails(1, ["flatten", ctr, "out2"], ["logical bytes [1000, 1200) are lost"])
+        r = self.ok("container", "recover", ctr)
+        self.assertIn("removed the damaged index.compact", r.stdout)
+        self.ok("container", "flatten", ctr, "out3")
+        with open(self.p("out3"), "rb") as f:
+            got = f.read()
+        self.assertEqual(len(got), 1200)
+        self.assertEqual(got[:100], bytes(((i * 7 + 1) % 251 + 1) for i in range(100)))
+
+    def test_log_only_subcommands_on_a_striped_container(self):
+        self.ok("container", "create", "s.ctr", "--objects", "2")
+        r = self.fails(1, ["recover", "s.ctr"], ["s.ctr is a striped container",
+                                                 "applies to log containers only",
+                                                 "needs no recovery", "container check"])
+        self.assertNotIn("ostio map", r.stderr)
+        r = self.fails(1, ["compact", "s.ctr"], ["applies to log containers only",
+                                                 "merges a log container's index logs",
+                                                 "no index"])
+        self.assertNotIn("ostio map", r.stderr)
+        self.fails(1, ["map", "s.ctr"], ["`ostio map PATH`"])
+
 
 if __name__ == "__main__":
     sys.exit(common.main())
