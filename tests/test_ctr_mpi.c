@@ -374,6 +374,39 @@ static void test_near_2p63(void)
   if (rank == 0) rmdir(shm);
 }
 
+/* Issue 13: OSTIO_FAULT naming a rank the communicator does not have would
+ * never fire, and the test that set it would pass without its fault: the
+ * open fails with OSTIO_EINVAL on every rank, naming the variable, the value
+ * and the accepted ranks; ranks that exist (and *) are accepted. */
+static void test_fault_rank_range(void)
+{
+  char p[600], spec[64], want[64];
+  snprintf(p, sizeof p, "%s/fault_rank", dir);
+  const char *ctr[2] = {"ostio_container=striped ostio_objects=2 striping_unit=65536", ""};
+  for (int kind = 0; kind < 2; kind++)
+    for (int r = nprocs - 1; r <= nprocs + 8; r += 9) {
+      snprintf(spec, sizeof spec, "write:%d:1:EIO", r);
+      setenv("OSTIO_FAULT", spec, 1);
+      ostio_file *fh = NULL;
+      int rc = open_with(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, ctr[kind], &fh);
+      unsetenv("OSTIO_FAULT");
+      if (r < nprocs) {
+        CHECKF(rc == 0, "OSTIO_FAULT=%s with %d ranks: %d %s", spec, nprocs, rc,
+               ostio_last_error());
+      } else {
+        snprintf(want, sizeof want, "RANK from 0 to %d, or *", nprocs - 1);
+        CHECKF(rc == OSTIO_EINVAL && has("OSTIO_FAULT") && has(spec) && has(want) && !fh,
+               "OSTIO_FAULT=%s with %d ranks: %d %s", spec, nprocs, rc, ostio_last_error());
+      }
+      if (fh) CHECK(ostio_close(&fh) == 0);
+    }
+  setenv("OSTIO_FAULT", "write:*:1000:EIO", 1);
+  ostio_file *fh = NULL;
+  CHECK(open_with(MPI_COMM_WORLD, p, MPI_MODE_RDWR, "", &fh) == 0);
+  unsetenv("OSTIO_FAULT");
+  if (fh) CHECK(ostio_close(&fh) == 0);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -385,6 +418,7 @@ int main(int argc, char **argv)
   test_create();
   test_sizes_and_independent();
   test_near_2p63();
+  test_fault_rank_range();
   ct_rmtree(MPI_COMM_WORLD, dir);
   int status = tu_done_mpi(MPI_COMM_WORLD, "", __FILE__);
   MPI_Finalize();

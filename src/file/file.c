@@ -209,6 +209,7 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
   }
   if ((rc = find_aggregators(fh)) < 0) goto fail;
   rc = ostio__io_init(&fh->io, fh->fd, fh->rank, fh->layout, &fh->stats);
+  if (rc == 0) rc = ostio__fault_check_ranks(&fh->io.fault, fh->nprocs);
   if (rc == 0 && fh->ctr) rc = ostio__io_set_objects(&fh->io, &fh->objtab);
   if (rc == 0) rc = ostio__coll_init(fh);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;

@@ -3,6 +3,7 @@
 #include "io/io.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,21 @@ int ostio__fault_parse(const char *spec, ostio__fault *f)
     g.mode = OSTIO__FAULT_ERRNO;
     g.err = errnos[i].err;
   }
+  snprintf(g.spec, sizeof g.spec, "%s", spec);
   *f = g;
   return 0;
+}
+
+int ostio__fault_check_ranks(ostio__fault *f, int nprocs)
+{
+  if (!f->active || f->rank < 0 || f->rank < nprocs) return 0;
+  int rank = f->rank;
+  char spec[sizeof f->spec];
+  memcpy(spec, f->spec, sizeof spec);
+  memset(f, 0, sizeof *f);
+  f->rank = -1;
+  return ostio__fail(OSTIO_EINVAL, "OSTIO_FAULT=\"%s\": RANK %d is not a rank of this file's "
+                     "communicator (%d rank%s), so the fault would never be injected; expected "
+                     "RANK from 0 to %d, or * for every rank", spec, rank, nprocs,
+                     nprocs == 1 ? "" : "s", nprocs - 1);
 }

@@ -32,11 +32,17 @@ typedef struct ostio__fault {
   int64_t nth;          /* >= 1                                            */
   int mode;             /* ostio__fault_mode                               */
   int err;              /* errno value for OSTIO__FAULT_ERRNO              */
+  char spec[128];       /* the value parsed, for details                   */
 } ostio__fault;
 
 /* Parses spec (NULL or "" gives an inactive fault, returns 0). Bad spec:
  * OSTIO_EINVAL with a detail naming the bad field and the syntax. */
 int ostio__fault_parse(const char *spec, ostio__fault *f);
+/* A RANK outside the communicator (nprocs ranks) would never fire: the test
+ * that set it would pass without its fault. OSTIO_EINVAL naming the
+ * variable, the value and the accepted ranks (0..nprocs-1 or *); the fault
+ * is then cleared. ostio_open calls it and agrees on the outcome. */
+int ostio__fault_check_ranks(ostio__fault *f, int nprocs);
 
 /* ---- container objects ----------------------------------------------------
  * A striped container (src/container) stores the logical file as n object
