@@ -502,6 +502,20 @@ int ostio__ctr_sync(const ostio__ctr *c)
   return 0;
 }
 
+/* Makes fd at least `want` bytes long, never shorter: another process (the
+ * preload's independent writers) may be appending to the object meanwhile,
+ * and ftruncate to a stale length would cut its data. fallocate of the last
+ * byte extends without writing; where it is not supported, ftruncate after
+ * a fresh fstat (a narrow window). */
+static int extend_to(int fd, int64_t want)
+{
+  if (fallocate(fd, 0, (off_t)(want - 1), 1) == 0) return 0;
+  if (errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL) return -1;
+  struct stat st;
+  if (fstat(fd, &st) < 0) return -1;
+  return (int64_t)st.st_size < want ? ftruncate(fd, (off_t)want) : 0;
+}
+
 int ostio__ctr_close(ostio__ctr **cp, int clean)
 {
   ostio__ctr *c = cp ? *cp : NULL;
@@ -516,7 +530,7 @@ int ostio__ctr_close(ostio__ctr **cp, int clean)
     rc = os ? ostio__ctr_size(c, &size, os) : ostio__fail(OSTIO_ENOMEM, "out of memory");
     for (int32_t i = 0; rc == 0 && i < c->m.nobjects; i++) {
       int64_t want = ostio__striped_objsize(c->m.stripe_size, c->m.nobjects, i, size);
-      if (os[i] < want && ftruncate(c->fd[i], (off_t)want) < 0)
+      if (os[i] < want && extend_to(c->fd[i], want) < 0)
         rc = ostio__fail(ostio__from_errno(errno), "%s: extending object %s to its share "
                          "(%lld bytes) of the size %lld at close: %s", c->path, c->m.names[i],
                          (long long)want, (long long)size, strerror(errno));
