@@ -188,6 +188,46 @@ static int candidate(int dirfd, const char *path, char *base, char *lex)
   return ostio__pl_prefixes_match(&spelled, lex) != 0 || ostio__pl_is_procpath(lex);
 }
 
+/* No "." or ".." component in path. */
+static int no_dots(const char *path)
+{
+  for (const char *s = path; *s;) {
+    while (*s == '/') s++;
+    const char *e = s;
+    while (*e && *e != '/') e++;
+    if ((e - s == 1 && s[0] == '.') || (e - s == 2 && s[0] == '.' && s[1] == '.')) return 0;
+    s = e;
+  }
+  return 1;
+}
+
+/* dir (normalized, absolute) is a real prefix or a chain of real
+ * directories (no symlink) below one. */
+static int real_below_prefix(const char *dir)
+{
+  size_t plen = 0;
+  for (int i = 0; i < ostio__pl_paths.n; i++) {
+    size_t l = ostio__pl_paths.len[i];
+    if (!strncmp(dir, ostio__pl_paths.p[i], l) && (dir[l] == '/' || !dir[l]) && l > plen) plen = l;
+  }
+  if (!plen) return 0;
+  char p[PL_PATH_MAX];
+  struct stat st;
+  int ok = 1, e = errno;
+  ostio__pl_inside++;
+  for (const char *s = dir + plen; ok && *s == '/';) {
+    const char *n = strchr(s + 1, '/');
+    size_t l = n ? (size_t)(n - dir) : strlen(dir);
+    memcpy(p, dir, l);
+    p[l] = '\0';
+    ok = PL_REAL(fstatat)(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    s = dir + l;
+  }
+  ostio__pl_inside--;
+  errno = e;
+  return ok;
+}
+
 /* Resolution of a candidate: the path-resolve result (0 or -errno). */
 static int resolve(int dirfd, const char *path, char *norm, int how, ostio__pl_res *res)
 {
@@ -197,9 +237,32 @@ static int resolve(int dirfd, const char *path, char *norm, int how, ostio__pl_r
     norm[0] = '\0';
     return -EXDEV;
   }
+  /* Spelled without "." or "..", the path's directory is lexically its
+   * real one when no component below the prefix is a symlink (the prefix
+   * itself was realpath'd at start-up): one lstat per level below the
+   * prefix proves it, none for a name directly in it, instead of the
+   * kernel round trip through /proc. */
+  const char *name = strrchr(norm, '/');
+  char dir[PL_PATH_MAX];
+  dir[0] = '\0';
+  if (name && name > norm && path[0] && no_dots(path)) {
+    size_t dl = (size_t)(name - norm);
+    memcpy(dir, norm, dl);
+    dir[dl] = '\0';
+    if (!real_below_prefix(dir)) {
+      dir[0] = '\0';
+    } else {
+      size_t nl = strlen(name + 1), pl = strlen(path);
+      memmove(base, name + 1, nl + 1);
+      if (pl && path[pl - 1] == '/' && nl + 1 < PL_PATH_MAX) memcpy(base + nl, "/", 2);
+      dirfd = AT_FDCWD;
+      path = base; /* the final name (and its trailing slash) in dir */
+    }
+  }
   int e = errno;
   ostio__pl_inside++;
-  int rc = ostio__pl_path_resolve(&fsops, dirfd, path, path[0] == '/' ? NULL : base, how, norm,
+  int rc = ostio__pl_path_resolve(&fsops, dirfd, path,
+                                  dir[0] ? dir : path[0] == '/' ? NULL : base, how, norm,
                                   PL_PATH_MAX, res);
   ostio__pl_inside--;
   errno = e;
