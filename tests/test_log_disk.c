@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -525,6 +526,48 @@ static void test_crash(void)
   }
 }
 
+/* Issue 13 item 11: a 4 GiB sparse index log (valid records, then zeros)
+ * loads its valid prefix in bounded memory and time, without reading the
+ * zeros: a child under a 512 MiB address-space limit must load it. */
+static void test_huge_index(void)
+{
+  char path[600];
+  snprintf(path, sizeof path, "%s/huge", dir);
+  three(path);
+  char ip[700];
+  snprintf(ip, sizeof ip, "%s/hostdir.001/index.1.0", path);
+  CHECK(truncate(ip, 4LL << 30) == 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+#if !defined(__SANITIZE_ADDRESS__)
+    struct rlimit lim = {512L << 20, 512L << 20};
+    if (setrlimit(RLIMIT_AS, &lim) < 0) _exit(9);
+#endif
+    alarm(20);
+    ostio__logdir *d = NULL;
+    ostio__logmap m;
+    ostio__logload st = {0};
+    ostio__logmap_init(&m);
+    int rc = ostio__log_open(path, NULL, 0, &d);
+    if (rc == 0) rc = ostio__log_scan(d);
+    if (rc == 0) rc = ostio__log_load_all(d, &m, &st);
+    if (rc < 0) {
+      fprintf(stderr, "huge index: %s\n", ostio_last_error());
+      _exit(2);
+    }
+    _exit(m.n == 3 && st.records == 3 && st.bad_records == 1 ? 0 : 3);
+  }
+  int status = 0;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  CHECK(waitpid(pid, &status, 0) == pid);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+         "loading a 4 GiB sparse index: status 0x%x (2: failed, 3: wrong records, "
+         "signal 14: took over 20 s)", status);
+  CHECK(check(path, "index.1.0"));
+}
+
 int main(int argc, char **argv)
 {
   helper = argc > 1 ? argv[1] : getenv("OSTIO_TEST_CRASH_HELPER");
@@ -534,6 +577,7 @@ int main(int argc, char **argv)
   test_names();
   test_compact();
   test_lost();
+  test_huge_index();
   test_crash();
   tu_rmtree(dir);
   return TEST_DONE();

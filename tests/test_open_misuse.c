@@ -219,6 +219,32 @@ static void test_damaged_sizerec(void)
   MPI_Info_free(&log);
 }
 
+/* A failed log append names the logical range, not only the data log's
+ * offset (issue 13, smaller items). */
+static void test_log_write_error(void)
+{
+  char path[600];
+  snprintf(path, sizeof path, "%s/fault", dir);
+  MPI_Info log = info_of("ostio_container", "log", NULL, NULL);
+  begin("log write error names the logical range");
+  setenv("OSTIO_FAULT", "write:*:1:EIO", 1);
+  ostio_file *fh = NULL;
+  int rc = ostio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, log, &fh);
+  CHECKF(rc == 0, "%s", ostio_last_error());
+  if (rc == 0) {
+    char buf[100] = {0};
+    rc = ostio_write_at(fh, 1000000 + rank * 100, buf, sizeof buf);
+    char want[64];
+    snprintf(want, sizeof want, "logical bytes [%d, %d)", 1000000 + rank * 100,
+             1000100 + rank * 100);
+    CHECKF(rc == OSTIO_EIO && strstr(ostio_last_error(), want), "rc %d: %s", rc,
+           ostio_last_error());
+    ostio_close(&fh);
+  }
+  unsetenv("OSTIO_FAULT");
+  MPI_Info_free(&log);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -230,6 +256,7 @@ int main(int argc, char **argv)
   test_hints_disagree();
   test_args_disagree();
   test_damaged_sizerec();
+  test_log_write_error();
   alarm(0);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) tu_rmtree(dir);

@@ -309,24 +309,23 @@ int ostio__log_scan(ostio__logdir *d)
 
 /* ---- loading -------------------------------------------------------------------------------- */
 
-static int read_file(int fd, const char *what, unsigned char **buf, int64_t *len)
+/* Index logs are read in chunks of this many records, so a huge (or sparse)
+ * index costs memory for its valid records only, and loading stops at the
+ * first invalid one without reading the rest. */
+#define CHUNK_RECS 4096
+
+/* Reads up to cap bytes at off (fewer only at the end of the file). */
+static int read_chunk(int fd, const char *what, unsigned char *buf, int64_t cap, int64_t off,
+                      int64_t *got)
 {
-  struct stat st;
-  *buf = NULL;
-  *len = 0;
-  if (fstat(fd, &st) < 0) return sys_fail(what, "fstat", errno);
-  *buf = malloc((size_t)st.st_size + 1);
-  if (!*buf) return ostio__fail(OSTIO_ENOMEM, "%s: no memory for %lld bytes of index", what,
-                                (long long)st.st_size);
-  int64_t got = 0;
-  while (got < (int64_t)st.st_size) {
-    ssize_t n = pread(fd, *buf + got, (size_t)(st.st_size - got), (off_t)got);
+  *got = 0;
+  while (*got < cap) {
+    ssize_t n = pread(fd, buf + *got, (size_t)(cap - *got), (off_t)(off + *got));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return sys_fail(what, "read", errno);
     if (n == 0) break;
-    got += n;
+    *got += n;
   }
-  *len = got;
   return 0;
 }
 
@@ -368,20 +367,22 @@ static int64_t data_size_now(ostio__logdir *d, int32_t src)
   return s->data_size;
 }
 
-/* Decodes buf[0..len) (records from idx0): stops at the first record that is
- * torn, damaged or foreign (wrong writer or session); a WRITE past the end
- * of its data log (or of a writer without one) is kept, marked lost. */
+/* Decodes the records k0 .. k0 + len/64 of an index log of total bytes
+ * (buf holds them): returns 1 at the first record that is torn, damaged or
+ * foreign (wrong writer or session), which ends the log's valid prefix; a
+ * WRITE past the end of its data log (or of a writer without one) is kept,
+ * marked lost. */
 static int load_buf(ostio__logdir *d, const char *what, const unsigned char *buf, int64_t len,
-                    const ostio__logsrc *own, ostio__logent **e, size_t *n, size_t *cap,
-                    ostio__logload *st)
+                    int64_t k0, int64_t total, const ostio__logsrc *own, ostio__logent **e,
+                    size_t *n, size_t *cap, ostio__logload *st)
 {
-  int64_t nrec = len / OSTIO__LOGREC_SIZE;
+  int64_t nrec = total / OSTIO__LOGREC_SIZE, kend = k0 + len / OSTIO__LOGREC_SIZE;
   int32_t refreshed = -1;
-  for (int64_t k = 0; k < nrec; k++) {
+  for (int64_t k = k0; k < kend; k++) {
     ostio__logent x = {.idx = (uint64_t)k, .src = -1};
-    const unsigned char *b = buf + k * OSTIO__LOGREC_SIZE;
+    const unsigned char *b = buf + (k - k0) * OSTIO__LOGREC_SIZE;
     if (ostio__logrec_decode(b, &x.r) < 0) {
-      if (k == nrec - 1 && len % OSTIO__LOGREC_SIZE == 0) {
+      if (k == nrec - 1 && total % OSTIO__LOGREC_SIZE == 0) {
         st->torn_bytes += OSTIO__LOGREC_SIZE;
         problem(st, "%s: torn last record (a crash while appending): ignored", what);
       } else {
@@ -390,7 +391,7 @@ static int load_buf(ostio__logdir *d, const char *what, const unsigned char *buf
                 what, (long long)k, ostio_last_error(), (long long)(nrec - k - 1));
       }
       ostio__clear_error();
-      return 0;
+      return 1;
     }
     if (x.r.type == OSTIO__LOGREC_COVER && !own) continue;
     int32_t src = -1;
@@ -401,7 +402,7 @@ static int load_buf(ostio__logdir *d, const char *what, const unsigned char *buf
         problem(st, "%s: record %lld names writer %" PRIu32 " session %" PRIu64 "; the file "
                 "name says writer %" PRIu32 " session %" PRIu32 ": it and the rest are ignored",
                 what, (long long)k, x.r.writer, x.r.seq >> 32, own->writer, own->session);
-        return 0;
+        return 1;
       }
     }
     if (x.r.type == OSTIO__LOGREC_WRITE) {
@@ -430,12 +431,39 @@ static int load_buf(ostio__logdir *d, const char *what, const unsigned char *buf
     if (rc < 0) return rc;
     st->records++;
   }
-  if (len % OSTIO__LOGREC_SIZE) {
-    st->torn_bytes += len % OSTIO__LOGREC_SIZE;
-    problem(st, "%s: %lld bytes of a torn last record (a crash while appending): ignored",
-            what, (long long)(len % OSTIO__LOGREC_SIZE));
-  }
   return 0;
+}
+
+/* Streams the index log open on fd through load_buf, a chunk at a time. */
+static int load_fd(ostio__logdir *d, const char *what, int fd, const ostio__logsrc *own,
+                   ostio__logent **e, size_t *n, size_t *cap, ostio__logload *st)
+{
+  struct stat sb;
+  if (fstat(fd, &sb) < 0) return sys_fail(what, "fstat", errno);
+  int64_t total = (int64_t)sb.st_size, at = 0;
+  unsigned char *buf = malloc((size_t)CHUNK_RECS * OSTIO__LOGREC_SIZE);
+  if (!buf) return ostio__fail(OSTIO_ENOMEM, "%s: out of memory reading the index", what);
+  int rc = 0;
+  while (rc == 0 && at + OSTIO__LOGREC_SIZE <= total) {
+    int64_t want = (int64_t)CHUNK_RECS * OSTIO__LOGREC_SIZE, got = 0;
+    if (want > total - at) want = (total - at) / OSTIO__LOGREC_SIZE * OSTIO__LOGREC_SIZE;
+    if ((rc = read_chunk(fd, what, buf, want, at, &got)) < 0) break;
+    got -= got % OSTIO__LOGREC_SIZE;
+    if (got == 0) {
+      total = at; /* shorter than listed: cut meanwhile */
+      break;
+    }
+    rc = load_buf(d, what, buf, got, at / OSTIO__LOGREC_SIZE, total, own, e, n, cap, st);
+    at += got;
+  }
+  free(buf);
+  if (rc == 1) return 0; /* stopped at an invalid record: the valid prefix is loaded */
+  if (rc == 0 && total % OSTIO__LOGREC_SIZE) {
+    st->torn_bytes += total % OSTIO__LOGREC_SIZE;
+    problem(st, "%s: %lld bytes of a torn last record (a crash while appending): ignored",
+            what, (long long)(total % OSTIO__LOGREC_SIZE));
+  }
+  return rc;
 }
 
 int ostio__log_load_src(ostio__logdir *d, size_t i, ostio__logent **e, size_t *n,
@@ -458,12 +486,8 @@ int ostio__log_load_src(ostio__logdir *d, size_t i, ostio__logent **e, size_t *n
   struct stat dst;
   d->src[i].data_size = dfd >= 0 && fstat(dfd, &dst) == 0 ? (int64_t)dst.st_size : 0;
   if (dfd >= 0) close(dfd);
-  unsigned char *buf = NULL;
-  int64_t len = 0;
-  int rc = read_file(fd, what, &buf, &len);
+  int rc = load_fd(d, what, fd, s, e, n, cap, st);
   close(fd);
-  if (rc == 0) rc = load_buf(d, what, buf, len, s, e, n, cap, st);
-  free(buf);
   return rc;
 }
 
@@ -475,12 +499,8 @@ int ostio__log_load_compact(ostio__logdir *d, ostio__logent **e, size_t *n, size
   snprintf(what, sizeof what, "%s/%s", d->path, OSTIO__LOG_COMPACT);
   int fd = openat(d->dirfd, OSTIO__LOG_COMPACT, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return sys_fail(what, "cannot open", errno);
-  unsigned char *buf = NULL;
-  int64_t len = 0;
-  int rc = read_file(fd, what, &buf, &len);
+  int rc = load_fd(d, what, fd, NULL, e, n, cap, st);
   close(fd);
-  if (rc == 0) rc = load_buf(d, what, buf, len, NULL, e, n, cap, st);
-  free(buf);
   return rc;
 }
 

@@ -426,13 +426,25 @@ static int do_reads(ostio_file *fh, rlist *rl)
   return rc;
 }
 
+/* A failed append, said in the caller's terms: the logical range first, the
+ * data log's offset (where the bytes were going) after it. */
+static int logical_fail(const ostio_file *fh, int rc, int64_t lo, int64_t hi, int64_t at)
+{
+  char why[600];
+  snprintf(why, sizeof why, "%s", ostio_last_error());
+  return ostio__fail(rc, "%s: writing logical bytes [%lld, %lld) failed (appending to the "
+                     "data log at its offset %lld): %s", fh->path, (long long)lo, (long long)hi,
+                     (long long)at, why);
+}
+
 int ostio__file_log_write_at(ostio_file *fh, int64_t off, const void *buf, size_t len)
 {
   struct ostio__loghandle *L = fh->log;
   int rc = ostio__logw_create(&L->w);
   if (rc < 0) return rc;
   fh->io.fd = L->w.dfd;
-  if ((rc = ostio__io_pwrite(&fh->io, buf, len, L->w.dend)) < 0) return rc;
+  if ((rc = ostio__io_pwrite(&fh->io, buf, len, L->w.dend)) < 0)
+    return logical_fail(fh, rc, off, off + (int64_t)len, L->w.dend);
   int64_t at = L->w.dend;
   L->w.dend += (int64_t)len;
   if ((int64_t)len + off > L->local_end) L->local_end = off + (int64_t)len;
@@ -522,6 +534,7 @@ static int coll_write(ostio_file *fh, const lext *e, size_t n, const char *buf)
   fh->io.fd = L->w.dfd;
   rc = ostio__io_write_batch(&fh->io, r, n);
   free(r);
+  if (rc < 0) rc = logical_fail(fh, rc, e[0].off, e[n - 1].off + e[n - 1].len, L->w.dend);
   /* Records only for data that reached the log. */
   for (size_t i = 0; rc == 0 && i < n; i++) {
     rc = ostio__logw_piece(&L->w, seq(L), e[i].off, e[i].len, L->w.dend);
