@@ -65,6 +65,13 @@ static int kind_of_link(int dirfd, const char *path, char *norm)
   return ostio__pl_classify_at(dirfd, path, norm, PL_NOFOLLOW);
 }
 
+/* A regular file reached through /proc/self/fd/N or /dev/std* may be a
+ * container's placeholder: the container's stat, not the manifest's. */
+static int fd_link(mode_t mode, const char *path, int flags)
+{
+  return S_ISREG(mode) && !(flags & AT_SYMLINK_NOFOLLOW) && path && ostio__pl_is_procpath(path);
+}
+
 /* A path below a container (the kernel: ENOTDIR), without a stat. */
 static int below(int dirfd, const char *path)
 {
@@ -81,7 +88,9 @@ static int at_stat(int dirfd, const char *path, struct stat *st, int flags)
   int rc = PL_REAL(fstatat)(dirfd, path, st, flags);
   char norm[PL_PATH_MAX];
   if (below(dirfd, path)) return ostio__pl_errno(-ENOTDIR);
-  if (rc != 0 || !S_ISDIR(st->st_mode) || !is_ctr(dirfd, path, norm)) return rc;
+  if (rc != 0 || !(S_ISDIR(st->st_mode) || fd_link(st->st_mode, path, flags)) ||
+      !is_ctr(dirfd, path, norm))
+    return rc;
   ostio__pl_inside++;
   int r = ostio__pl_ctr_stat(norm, st);
   ostio__pl_inside--;
@@ -184,7 +193,9 @@ PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
   int rc = PL_REAL(statx)(dirfd, path, flags, mask, x);
   char norm[PL_PATH_MAX];
   if (below(dirfd, path)) return ostio__pl_errno(-ENOTDIR);
-  if (rc != 0 || !S_ISDIR(x->stx_mode) || !is_ctr(dirfd, path, norm)) return rc;
+  if (rc != 0 || !(S_ISDIR(x->stx_mode) || fd_link(x->stx_mode, path, flags)) ||
+      !is_ctr(dirfd, path, norm))
+    return rc;
   ostio__pl_inside++;
   int r = ostio__pl_ctr_stat(norm, &st);
   ostio__pl_inside--;

@@ -792,11 +792,16 @@ class Suite:
         base, P, O, env = setup("procfd")
         rc, t = sh('cp "$SRC/rand.bin" "$P/c.dat"\n'
                    'md5sum /dev/stdin < "$P/c.dat" | cut -d" " -f1\n'
+                   'stat -L -c "stat %s" /dev/stdin < "$P/c.dat"\n'
+                   '"$PY" -c \'import os; print("statx", os.stat("/proc/self/fd/0").st_size)\' < "$P/c.dat"\n'
                    'bash -c "echo hello > /dev/stdout" > "$P/d.dat"; echo "stdout rc=$?"\n'
                    '"$PY" -c \'import os\nd=os.open(os.environ["P"],os.O_RDONLY)\n'
                    'open("/proc/self/fd/%d/n.dat" % d,"wb").write(open(os.environ["SRC"]+"/rand2.bin","rb").read())\'\n'
                    'echo "fdpath rc=$?"\n', base, env)
         check("procfd: md5sum /dev/stdin < container reads the container", t.startswith(want1 + "\n"), t)
+        size1 = os.path.getsize(rand)
+        check("procfd: stat of /dev/stdin and /proc/self/fd/0 on a container is the container's",
+              f"stat {size1}\n" in t and f"statx {size1}\n" in t, t)
         d = ctr_md5(os.path.join(P, "d.dat"), env)
         want_hello = hashlib.md5(b"hello\n").hexdigest()
         check("procfd: > /dev/stdout on a container writes the container", d == want_hello and "stdout rc=0" in t,
