@@ -245,7 +245,9 @@ static int resolve(int dirfd, const char *path, char *norm, int how, ostio__pl_r
   const char *name = strrchr(norm, '/');
   char dir[PL_PATH_MAX];
   dir[0] = '\0';
-  if (name && name > norm && path[0] && no_dots(path)) {
+  const char *sl = strchr(path, '/');
+  int simple = path[0] != '/' && (!sl || !sl[strspn(sl, "/")]); /* "name": in base, real */
+  if (name && name > norm && path[0] && !simple && no_dots(path)) {
     size_t dl = (size_t)(name - norm);
     memcpy(dir, norm, dl);
     dir[dl] = '\0';
