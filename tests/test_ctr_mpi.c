@@ -9,7 +9,9 @@
  *  - set_size grow (sparse tail) and shrink, independent calls across stripe
  *    boundaries, sync, DELETE_ON_CLOSE, ostio_layout_query, OSTIO_FAULT. */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +19,7 @@
 
 #include "colltest.h"
 #include "container/container.h"
+#include "container/flatten.h"
 
 #define S 65536
 static int rank, nprocs;
@@ -407,6 +410,246 @@ static void test_fault_rank_range(void)
   if (fh) CHECK(ostio_close(&fh) == 0);
 }
 
+/* ---- issue 13 items 8 and 10: flatten costs what the data costs; refuses
+ * FIFOs without blocking ------------------------------------------------------ */
+
+static void on_alarm(int sig)
+{
+  (void)sig;
+  static const char m[] = "FAIL test_ctr_mpi: flatten still running after 60 s (the old "
+                          "flatten walked every hole byte)\n";
+  if (write(2, m, sizeof m - 1) < 0) _exit(1);
+  _exit(1);
+}
+
+/* 1 when path holds want[0..len) at off (plain pread). */
+static int file_has(const char *path, int64_t off, const void *want, size_t len)
+{
+  int fd = open(path, O_RDONLY);
+  char *got = ct_xmalloc(len ? len : 1);
+  int ok = fd >= 0 && pread(fd, got, len, (off_t)off) == (ssize_t)len && !memcmp(got, want, len);
+  free(got);
+  if (fd >= 0) close(fd);
+  return ok;
+}
+
+/* Where SEEK_DATA from off lands in path (-1: none). */
+static int64_t data_from(const char *path, int64_t off)
+{
+  int fd = open(path, O_RDONLY);
+  off_t d = fd >= 0 ? lseek(fd, (off_t)off, SEEK_DATA) : -1;
+  if (fd >= 0) close(fd);
+  return (int64_t)d;
+}
+
+static int64_t blocks_of(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0 ? (int64_t)st.st_blocks * 512 : -1;
+}
+
+/* A 40 GiB hole in a striped container (K 2, the data in object 0 at
+ * 20 GiB) and a few bytes at its start: the old flatten read and tested
+ * 40 GiB of zeros (67 s for 20 GiB); now the holes cost nothing. */
+static void flatten_big_hole(void)
+{
+  char c[600], o[600];
+  snprintf(c, sizeof c, "%s/fl_hole", dir);
+  snprintf(o, sizeof o, "%s/fl_hole.out", dir);
+  ostio_file *fh = NULL;
+  const int64_t far = 40LL << 30;
+  CHECK(open_with(MPI_COMM_WORLD, c, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                  "ostio_container=striped ostio_objects=2 striping_unit=65536", &fh) == 0);
+  if (rank == 0) {
+    CHECK(ostio_write_at(fh, far, "ABCDE", 5) == 0);
+    CHECK(ostio_write_at(fh, 70000, "xyz", 3) == 0);
+  }
+  CHECK(ostio_close(&fh) == 0);
+  double t0 = MPI_Wtime();
+  alarm(60);
+  int rc = ostio__flatten(MPI_COMM_WORLD, c, o, MPI_INFO_NULL, 0, NULL, NULL);
+  alarm(0);
+  double t = MPI_Wtime() - t0;
+  CHECKF(rc == 0, "flatten: %d %s", rc, ostio_last_error());
+  if (rank == 0) {
+    printf("flatten of a 40 GiB hole (striped, %d ranks): %.3f s\n", nprocs, t);
+    struct stat st;
+    CHECK(stat(o, &st) == 0 && st.st_size == far + 5);
+    CHECK(file_has(o, far, "ABCDE", 5) && file_has(o, 70000, "xyz", 3));
+    char z[4096] = {0};
+    CHECK(file_has(o, far - 4096, z, 4096) && file_has(o, 0, z, 4096));
+    CHECKF(blocks_of(o) <= 1 << 20, "%lld bytes allocated", (long long)blocks_of(o));
+    int64_t d0 = data_from(o, 0), d1 = data_from(o, 131072);
+    CHECKF(d0 >= 65536 && d0 <= 70000, "first data at %lld", (long long)d0); /* "xyz"'s block */
+    CHECKF(d1 > far - 65536 && d1 <= far, "next data at %lld", (long long)d1); /* then the end */
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* A log container with 5 bytes at 2^62: a plain file of 2^62 + 5 bytes on
+ * tmpfs, made in well under a second (it never finished before); on a file
+ * system whose files are smaller (ext4), OSTIO_EFBIG at once. */
+static void flatten_2p62(const char *outdir, int fits)
+{
+  char c[600], o[700];
+  snprintf(c, sizeof c, "%s/fl_2p62", dir);
+  snprintf(o, sizeof o, "%s/fl_2p62.out", outdir);
+  const int64_t far = 1LL << 62;
+  ostio_file *fh = NULL;
+  if (!ct_agree(MPI_COMM_WORLD, ostio__ctr_is_container(c))) {
+    CHECK(open_with(MPI_COMM_WORLD, c, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                    "ostio_container=log", &fh) == 0);
+    if (rank == 0) CHECK(ostio_write_at(fh, far, "hello", 5) == 0);
+    if (rank == nprocs - 1) CHECK(ostio_write_at(fh, 10, "0123456789", 10) == 0);
+    CHECK(ostio_close(&fh) == 0);
+  }
+  alarm(60);
+  int rc = ostio__flatten(MPI_COMM_WORLD, c, o, MPI_INFO_NULL, 0, NULL, NULL);
+  alarm(0);
+  if (!fits) {
+    CHECKF(rc == OSTIO_EFBIG && has("too large"), "flatten to %s: %d %s", o, rc,
+           ostio_last_error());
+    struct stat st;
+    CHECK(stat(o, &st) < 0); /* no partial output left */
+  } else if (CHECKF(rc == 0, "flatten to %s: %d %s", o, rc, ostio_last_error()) && rank == 0) {
+    struct stat st;
+    CHECK(stat(o, &st) == 0 && st.st_size == far + 5);
+    CHECK(file_has(o, far, "hello", 5) && file_has(o, 10, "0123456789", 10));
+    CHECKF(blocks_of(o) <= 1 << 20, "%lld bytes allocated", (long long)blocks_of(o));
+    int64_t d1 = data_from(o, 65536);
+    CHECKF(data_from(o, 0) == 0 && d1 > far - 65536 && d1 <= far, "data at %lld",
+           (long long)d1);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) unlink(o);
+}
+
+/* Exact bytes: random writes of every rank with holes and an explicitly
+ * written 64 KiB block of zeros, striped (K 3) and log (with a shrink and
+ * grow: the cut bytes are zeros); the flattened file equals the model byte
+ * for byte and holds no data outside the written 64 KiB blocks. */
+static void flatten_exact(int log)
+{
+  enum { SPAN = 3 << 20 };
+  char c[600], o[600];
+  snprintf(c, sizeof c, "%s/fl_exact%d", dir, log);
+  snprintf(o, sizeof o, "%s/fl_exact%d.out", dir, log);
+  uint8_t *model = calloc(SPAN, 1), *written = calloc(SPAN / 65536 + 1, 1);
+  ostio_file *fh = NULL;
+  CHECK(open_with(MPI_COMM_WORLD, c, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                  log ? "ostio_container=log"
+                      : "ostio_container=striped ostio_objects=3 striping_unit=65536", &fh) == 0);
+  tu_rng g;
+  tu_rng_seed(&g, 4242 + (uint64_t)log);
+  int64_t size = 0;
+  for (int step = 0; step < 12; step++) {
+    int who = (int)tu_rng_range(&g, 0, nprocs - 1);
+    int64_t off = tu_rng_range(&g, 0, SPAN - 200000), len = tu_rng_range(&g, 1, 150000);
+    if (step == 5) off = 20 * 65536, len = 65536; /* zeros written: still a hole */
+    uint8_t *b = ct_xmalloc((size_t)len);
+    for (int64_t i = 0; i < len; i++)
+      b[i] = step == 5 ? 0 : (uint8_t)(1 + (off + i) * 7 + step);
+    if (rank == who) CHECK(ostio_write_at(fh, off, b, (size_t)len) == 0);
+    memcpy(model + off, b, (size_t)len);
+    for (int64_t k = off / 65536; k <= (off + len - 1) / 65536; k++) written[k] |= step != 5;
+    if (off + len > size) size = off + len;
+    free(b);
+    CHECK(ostio_sync(fh) == 0);
+  }
+  if (log) { /* shrink into the data, then grow: the cut bytes read as zeros */
+    int64_t cut = size / 2;
+    CHECK(ostio_set_size(fh, cut) == 0);
+    CHECK(ostio_set_size(fh, size) == 0);
+    memset(model + cut, 0, (size_t)(size - cut));
+  }
+  CHECK(ostio_close(&fh) == 0);
+  int rc = ostio__flatten(MPI_COMM_WORLD, c, o, MPI_INFO_NULL, 200000, NULL, NULL);
+  CHECKF(rc == 0, "flatten: %d %s", rc, ostio_last_error());
+  if (rank == 0) {
+    struct stat st;
+    CHECK(stat(o, &st) == 0 && st.st_size == size);
+    CHECKF(file_has(o, 0, model, (size_t)size), "%s: flatten differs from the model",
+           log ? "log" : "striped");
+    /* every data region of the output lies in 64 KiB blocks that were written */
+    int fd = open(o, O_RDONLY);
+    int64_t pos = 0, bad = -1;
+    while (fd >= 0 && pos < size) {
+      off_t d = lseek(fd, (off_t)pos, SEEK_DATA);
+      if (d < 0) break;
+      off_t h = lseek(fd, d, SEEK_HOLE);
+      for (int64_t k = (int64_t)d / 65536; k <= ((int64_t)h - 1) / 65536 && k <= size / 65536; k++)
+        if (!written[k] && bad < 0) bad = k * 65536;
+      pos = (int64_t)h;
+    }
+    if (fd >= 0) close(fd);
+    CHECKF(bad < 0, "%s: the output has data in the unwritten block at %lld",
+           log ? "log" : "striped", (long long)bad);
+  }
+  free(model);
+  free(written);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* A FIFO as PATH or OUT, /dev/null as OUT: refused at once (opening a FIFO
+ * blocked forever), nothing created. */
+static void flatten_refuses_specials(void)
+{
+  char c[600], fifo[600], o[600];
+  snprintf(c, sizeof c, "%s/fl_exact0", dir);
+  snprintf(fifo, sizeof fifo, "%s/fl_fifo", dir);
+  snprintf(o, sizeof o, "%s/fl_fifo.out", dir);
+  if (rank == 0) CHECK(mkfifo(fifo, 0600) == 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  alarm(60);
+  int rc = ostio__flatten(MPI_COMM_WORLD, fifo, o, MPI_INFO_NULL, 0, NULL, NULL);
+  CHECKF(rc == OSTIO_EINVAL && has("is a FIFO") && has("container"), "FIFO as PATH: %d %s",
+         rc, ostio_last_error());
+  rc = ostio__flatten(MPI_COMM_WORLD, c, fifo, MPI_INFO_NULL, 0, NULL, NULL);
+  CHECKF(rc == OSTIO_EEXIST && has("a FIFO"), "FIFO as OUT: %d %s", rc, ostio_last_error());
+  rc = ostio__flatten(MPI_COMM_WORLD, c, "/dev/null", MPI_INFO_NULL, 0, NULL, NULL);
+  CHECKF(rc == OSTIO_EEXIST && has("character device"), "/dev/null as OUT: %d %s", rc,
+         ostio_last_error());
+  alarm(0);
+  struct stat st;
+  CHECK(stat(o, &st) < 0 && errno == ENOENT);
+  CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void test_flatten(void)
+{
+  signal(SIGALRM, on_alarm);
+  flatten_exact(0);
+  flatten_exact(1);
+  flatten_refuses_specials();
+  flatten_big_hole();
+  /* The 2^62 output: on this directory's file system (ext4 refuses it), and
+   * on tmpfs when there is one. */
+  char shm[600] = "";
+  int ok = 0;
+  if (rank == 0) {
+    int fd = -1;
+    snprintf(shm, sizeof shm, "%s/probe", dir);
+    fd = open(shm, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    ok = fd >= 0 && pwrite(fd, "x", 1, (off_t)(1LL << 62) + 4) == 1;
+    if (fd >= 0) close(fd);
+    unlink(shm);
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  flatten_2p62(dir, ok);
+  ok = 0;
+  if (rank == 0) {
+    snprintf(shm, sizeof shm, "/dev/shm/ostio-flatten-XXXXXX");
+    ok = mkdtemp(shm) != NULL;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(shm, sizeof shm, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (ok) {
+    flatten_2p62(shm, 1);
+    if (rank == 0) rmdir(shm);
+  }
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -419,6 +662,7 @@ int main(int argc, char **argv)
   test_sizes_and_independent();
   test_near_2p63();
   test_fault_rank_range();
+  test_flatten();
   ct_rmtree(MPI_COMM_WORLD, dir);
   int status = tu_done_mpi(MPI_COMM_WORLD, "", __FILE__);
   MPI_Finalize();

@@ -192,6 +192,45 @@ class TestRuntimeErrors(CliTestCase):
                           timeout=3)
         self.assertEqual(os.listxattr(self.p("fifo")), [])
 
+    # issue 13 item 10: `container flatten FIFO OUT` blocked forever in open()
+    def test_flatten_of_a_fifo_is_refused_without_hanging(self):
+        os.mkfifo(self.p("fifo"))
+        r = self.run_ostio("container", "flatten", "fifo", "out", timeout=10)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertTrue(r.stderr.startswith("ostio container flatten: "), r.stderr)
+        self.assertIn("fifo is a FIFO", r.stderr)
+        self.assertFalse(os.path.exists(self.p("out")))
+
+    def test_flatten_into_a_fifo_or_device_is_refused_without_hanging(self):
+        self.ok("container", "create", "c", "--objects", "2", "--stripe-size", "64k")
+        os.mkfifo(self.p("fifo"))
+        for out, what in (("fifo", "a FIFO"), ("/dev/null", "a character device")):
+            with self.subTest(out=out):
+                r = self.run_ostio("container", "flatten", "c", out, timeout=10)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn("%s exists and is %s" % (out, what), r.stderr)
+        self.assertTrue(os.path.exists("/dev/null"))
+
+    # issue 13 item 8: a 5-byte write at 2^62 (log container) never finished;
+    # a 20 GiB hole took 67 s. The hole costs nothing now: the output is a
+    # sparse file made with ftruncate. Where files cannot be 2^62 bytes (ext4),
+    # the error comes at once.
+    def test_flatten_of_holes_costs_nothing(self):
+        self.ok("container", "create", "c", "--objects", "2", "--stripe-size", "64k")
+        far = 20 << 30  # logical 20 GiB: stripe 327680, object 0 at 10 GiB
+        with open(self.p("c", "obj.0000"), "r+b") as f:
+            f.seek(far // 2)
+            f.write(b"tail!")
+        r = self.run_ostio("container", "flatten", "c", "out", timeout=20)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        st = os.stat(self.p("out"))
+        self.assertEqual(st.st_size, far + 5)
+        self.assertLess(st.st_blocks * 512, 1 << 20)
+        with open(self.p("out"), "rb") as f:
+            self.assertEqual(os.lseek(f.fileno(), 0, os.SEEK_DATA) // 65536, far // 65536)
+            f.seek(far)
+            self.assertEqual(f.read(), b"tail!")
+
     def test_map_on_garbage_record(self):
         self.write("junk")
         os.setxattr(self.p("junk"), XATTR, b"junk")
