@@ -76,13 +76,14 @@ typedef struct opts {
   const char *emit;         /* --emit DIR: write mutated containers, run nothing   */
   const char *work;         /* --workdir                                            */
   int strict;               /* also: a failing call must leave an error detail     */
+  int self_test;            /* plant faults and expect each to be reported         */
 } opts;
 
 static const char *usage_text =
   "Usage: test_fuzz_containers [--cases N] [--seed S] [--first N] [--case N]\n"
   "                            [--timeout SEC] [--progress SEC] [--max-failures N]\n"
   "                            [--ops LIST] [--keep DIR] [--emit DIR] [--workdir DIR]\n"
-  "                            [--strict]\n\n"
+  "                            [--strict] [--self-test]\n\n"
   "Builds small striped and log containers with the library, then for each case\n"
   "copies one, applies seeded mutations (bit flips, truncation, garbage, splices,\n"
   "records with fields changed and checksums fixed, files replaced by symlinks,\n"
@@ -106,6 +107,9 @@ static const char *usage_text =
   "  --workdir DIR    where to work (default a new directory in $OSTIO_FUZZ_DIR, else\n"
   "                   /dev/shm when it takes user xattrs, else $TMPDIR)\n"
   "  --strict         a failing call must also leave an error detail\n"
+  "  --self-test      plant a crash, a hang, a closed fd, a write outside the\n"
+  "                   container (and under ASan an overflow and a leak) in cases\n"
+  "                   --first.. and check that each is reported\n"
   "Exit status: 0 no failure, 1 failures (each printed with how to reproduce it),\n"
   "2 usage or setup error.\n";
 
@@ -801,8 +805,8 @@ static const struct {
 static int64_t interesting(int64_t cur)
 {
   switch (range(0, 5)) {
-  case 0: return cur + range(-2, 2);
-  case 1: return cur * 2;
+  case 0: return (int64_t)((uint64_t)cur + (uint64_t)range(-2, 2)); /* wrapping */
+  case 1: return (int64_t)((uint64_t)cur * 2);
   case 2: return (int64_t)rnd();
   case 3: return range(0, 100000);
   default: return int_dict[range(0, NINT - 1)];
@@ -988,8 +992,10 @@ static void resize_data(void)
   int r = (int)range(0, 9);
   if (r < 4) to = range(0, st.st_size);
   else if (r < 7) to = st.st_size + range(1, 70000);
-  else if (r < 9) to = st.st_size + range(1, 1 << 24);
-  else to = INT64_C(1) << range(30, 40); /* a big hole: bounded time wanted */
+  else if (r < 9 || strncmp(e->rel, "obj.", 4)) to = st.st_size + range(1, 1 << 24);
+  else to = INT64_C(1) << range(30, 40); /* an object with a big hole: bounded time wanted */
+  /* (data logs stay below 16 MiB more: a record may then claim gigabytes of
+   * real data, whose copy takes as long as it should) */
   if (truncate(p, to) < 0) describe("(truncate failed: %s)", strerror(errno));
   describe("%s resized from %lld to %" PRId64 " bytes", e->rel, (long long)st.st_size, to);
 }
@@ -1130,8 +1136,12 @@ static int make_case(int64_t c, int emit)
       rm_tree(ctr);
       int how = (int)range(0, 3);
       if (how == 0) how = mkfifo(ctr, 0644), describe("the container path is a FIFO");
-      else if (how == 1)
-        how = symlink(src, ctr), describe("the container path is a symlink to a container");
+      else if (how == 1) { /* to a copy: writes through it must not reach the base */
+        char real[1300];
+        snprintf(real, sizeof real, "%s/real", cdir);
+        how = copy_tree(src, real) < 0 ? -1 : symlink(real, ctr);
+        describe("the container path is a symlink to a container");
+      }
       else if (how == 2) write_all(ctr, "", 0), describe("the container path is an empty file");
       else mkdir(ctr, 0755), describe("the container is an empty directory");
     } else {
@@ -1305,14 +1315,104 @@ static void run_ops(void)
     cli(cmd_container, 3, "container", "check", ctr);
     if (ops & OP_OPEN) op_open_read(ctr);
   }
-  set_op("victim check");
-  if (!victim_intact()) {
-    fprintf(stderr, "FUZZ-ESCAPE: a file outside the container was changed\n");
-    _exit(4);
+}
+
+/* ---- --self-test: faults planted after the operations of a case, each of
+ * which the parent must report (the harness cannot silently miss them). ---------------------- */
+
+enum { PLANT_NONE, PLANT_SEGV, PLANT_HANG, PLANT_CLOSE_FD, PLANT_VICTIM, PLANT_OVERFLOW,
+       PLANT_LEAK, NPLANTS };
+static const char *plant_names[] = {"none", "SIGSEGV", "hang", "closed fd 0",
+                                    "write outside the container", "heap overflow", "leak"};
+static volatile int sink;
+static void plant(int64_t k)
+{
+  set_op("planted %s", plant_names[k % NPLANTS]);
+  switch (k % NPLANTS) {
+  case PLANT_SEGV: sink = *(volatile int *)(uintptr_t)sink; break;
+  case PLANT_HANG: for (;;) sink++;
+  case PLANT_CLOSE_FD: close(0); break;
+  case PLANT_VICTIM: write_all(victim, "changed\n", 8); break;
+  case PLANT_OVERFLOW: {
+    volatile char *p = malloc(8);
+    p[sink + 8] = 1; /* caught by ASan; without it nothing is reported */
+    free((void *)p);
+    break;
+  }
+  case PLANT_LEAK: {
+    void *volatile p = malloc(100);
+    sink += p != NULL;
+    p = NULL;
+    break;
+  }
+  default: break;
   }
 }
 
 /* ---- the worker ----------------------------------------------------------------------------- */
+
+/* The worker's own descriptors (stdin/out/err, MPI's) must survive every case
+ * unchanged, and no descriptor may stay open on a file of the case after it:
+ * a library that closes a caller's fd (or leaks one) is a bug, and would make
+ * later cases fail for no reason of their own. */
+typedef struct fdid {
+  int fd;
+  dev_t dev;
+  ino_t ino;
+} fdid;
+static fdid base_fds[256];
+static int nbase_fds;
+
+static int list_fds(fdid *out, int cap)
+{
+  int n = 0;
+  DIR *d = opendir("/proc/self/fd");
+  if (!d) return 0;
+  int self = dirfd(d);
+  struct dirent *e;
+  while ((e = readdir(d)) && n < cap) {
+    if (e->d_name[0] == '.') continue;
+    int fd = atoi(e->d_name);
+    struct stat st;
+    if (fd == self || fstat(fd, &st) < 0) continue;
+    out[n++] = (fdid){fd, st.st_dev, st.st_ino};
+  }
+  closedir(d);
+  return n;
+}
+
+/* 0, or a description of what changed. */
+static int fds_intact(char *why, size_t cap)
+{
+  fdid now_fds[1024];
+  int n = list_fds(now_fds, 1024);
+  for (int i = 0; i < nbase_fds; i++) {
+    int found = 0;
+    for (int j = 0; j < n; j++)
+      found |= now_fds[j].fd == base_fds[i].fd && now_fds[j].dev == base_fds[i].dev &&
+               now_fds[j].ino == base_fds[i].ino;
+    if (!found) {
+      snprintf(why, cap, "fd %d of the caller was closed or replaced", base_fds[i].fd);
+      return 0;
+    }
+  }
+  for (int j = 0; j < n; j++) {
+    int known = 0;
+    for (int i = 0; i < nbase_fds; i++)
+      known |= now_fds[j].fd == base_fds[i].fd && now_fds[j].ino == base_fds[i].ino;
+    if (known) continue;
+    char l[64], target[2048];
+    snprintf(l, sizeof l, "/proc/self/fd/%d", now_fds[j].fd);
+    ssize_t k = readlink(l, target, sizeof target - 1);
+    if (k <= 0) continue;
+    target[k] = 0;
+    if (!strncmp(target, work, strlen(work))) {
+      snprintf(why, cap, "fd %d is still open on %s after the case", now_fds[j].fd, target);
+      return 0;
+    }
+  }
+  return 1;
+}
 
 #if !FUZZ_ASAN
 static void on_crash(int sig)
@@ -1347,6 +1447,7 @@ static void worker(int64_t first, int64_t last)
   MPI_Init(NULL, NULL);
   LSAN_RESUME();
   snprintf(cdir, sizeof cdir, "%s/case", work);
+  nbase_fds = list_fds(base_fds, 256);
   for (int64_t c = first; c < last; c++) {
     if (!O.one && ftruncate(2, 0) < 0) _exit(5);
     sh->t0 = now();
@@ -1366,7 +1467,19 @@ static void worker(int64_t first, int64_t last)
     }
     nfail_soft = 0;
     run_ops();
+    if (O.self_test) plant(c - O.first);
     if (nfail_soft) _exit(6);
+    set_op("victim check");
+    if (!victim_intact()) {
+      fprintf(stderr, "FUZZ-ESCAPE: a file outside the container was changed\n");
+      _exit(4);
+    }
+    char why[2200];
+    set_op("descriptor check");
+    if (!fds_intact(why, sizeof why)) {
+      fprintf(stderr, "FUZZ-FD: %s\n", why);
+      _exit(8);
+    }
 #if FUZZ_ASAN
     set_op("leak check");
     if (__lsan_do_recoverable_leak_check()) _exit(7);
@@ -1419,6 +1532,34 @@ static void tail_file(const char *path, int maxlines, char *summary, size_t cap)
   if (s) {
     const char *e = strchr(s, '\n');
     snprintf(summary, cap, "%.*s", (int)(e ? e - s : (long)strlen(s)), s);
+  }
+  /* A crash outside ASan: resolve the backtrace of the worker (same binary). */
+  const char *bt = strstr(b, "FUZZ-CRASH: backtrace:");
+  if (bt) {
+    char cmd[4096], self[1024];
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[k > 0 ? k : 0] = 0;
+    int m = snprintf(cmd, sizeof cmd, "addr2line -f -p -e '%s'", self);
+    int frames = 0;
+    for (const char *q = bt; (q = strstr(q, "(+0x")) && frames < 8; q += 4) {
+      const char *line = q;
+      while (line > bt && line[-1] != '\n') line--;
+      if (!strstr(line, "test_fuzz_containers(") || strstr(line, "test_fuzz_containers(") > q)
+        continue; /* libc frames */
+      m += snprintf(cmd + m, sizeof cmd - (size_t)m, " %.*s", (int)strcspn(q + 2, ")"), q + 2);
+      frames++;
+    }
+    FILE *p = frames ? popen(cmd, "r") : NULL;
+    char fl[512];
+    int first = 1;
+    while (p && fgets(fl, sizeof fl, p)) {
+      printf("    frame: %s", fl);
+      if (first && !strstr(fl, "on_crash")) {
+        snprintf(summary, cap, "%.*s", (int)strcspn(fl, "\n"), fl);
+        first = 0;
+      }
+    }
+    if (p) pclose(p);
   }
   int nl = 0;
   size_t i = n;
@@ -1485,7 +1626,8 @@ static int run(void)
       int x = WEXITSTATUS(status);
       snprintf(f->kind, sizeof f->kind, "%s (exit %d)",
                x == 4 ? "a file outside the container changed" : x == 6 ? "strict check failed"
-               : x == 7 ? "leak" : x == 1 ? "sanitizer report" : "worker died", x);
+               : x == 7 ? "leak" : x == 8 ? "descriptor closed or leaked"
+               : x == 1 ? "sanitizer report" : "worker died", x);
     }
     printf("FAIL case %" PRId64 " (seed %" PRIu64 "): %s during '%s'\n", f->c, O.seed, f->kind,
            sh->op);
@@ -1493,7 +1635,7 @@ static int run(void)
     printf("  reproduce: scripts/fuzz.sh --seed %" PRIu64 " --case %" PRId64 "\n", O.seed, f->c);
     printf("  output of the case (tail):\n");
     tail_file(outfile, 25, f->sig, sizeof f->sig);
-    char k[96];
+    char k[128];
     snprintf(k, sizeof k, "%s", f->kind);
     snprintf(f->kind, sizeof f->kind, "%.60s in '%.30s'", k, sh->op);
     next = sh->cur + 1;
@@ -1514,6 +1656,21 @@ static int run(void)
         printf("  case %" PRId64 ": %s%s%s\n", fails[i].c, fails[i].kind,
                fails[i].sig[0] ? ": " : "", fails[i].sig);
     }
+  }
+  if (O.self_test) { /* each planted fault must be reported, the clean case not */
+    int bad = 0;
+    for (int64_t k = 0; k < NPLANTS; k++) {
+      int want = k != PLANT_NONE && ((k != PLANT_OVERFLOW && k != PLANT_LEAK) || FUZZ_ASAN);
+      int got = 0;
+      for (int i = 0; i < nf; i++) got |= fails[i].c == O.first + k;
+      if (got != want) {
+        printf("self-test: planted '%s' in case %" PRId64 " was %sreported\n", plant_names[k],
+               O.first + k, got ? "" : "not ");
+        bad = 1;
+      }
+    }
+    printf("self-test: %s\n", bad ? "FAILED" : "every planted fault was reported");
+    return bad;
   }
   return nf ? 1 : 0;
 }
@@ -1553,6 +1710,9 @@ int main(int argc, char **argv)
       return 0;
     } else if (!strcmp(a, "--strict")) {
       O.strict = 1;
+      takes = 0;
+    } else if (!strcmp(a, "--self-test")) {
+      O.self_test = 1;
       takes = 0;
     } else if (!v) {
       fprintf(stderr, "test_fuzz_containers: %s: unknown option or missing value\n%s", a,
@@ -1622,6 +1782,12 @@ int main(int argc, char **argv)
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     fprintf(stderr, "test_fuzz_containers: cannot build the base containers in %s\n", bases);
     return 2;
+  }
+  if (O.self_test) { /* the planted cases, with flatten left out (known hangs) */
+    O.cases = NPLANTS;
+    O.max_failures = NPLANTS;
+    O.ops &= ~(unsigned)OP_FLATTEN;
+    if (O.timeout > 3) O.timeout = 3;
   }
   int rc = O.emit ? emit() : run();
   if (!O.work) rm_tree(work);
