@@ -223,9 +223,11 @@ int ostio__logw_sync(ostio__logw *w);
 int ostio__logw_write(ostio__logw *w, uint64_t seq, int64_t off, const void *buf, int64_t len);
 /* Closes the fds (no flush); frees fresh. */
 int ostio__logw_close(ostio__logw *w);
-/* Claims a session of its own: the first after *session whose writer 0 it
- * creates (O_EXCL), w then being that writer with its logs open. A session
- * belongs to whoever made its writer 0 (a job's rank 0, or a process). */
+/* A library job's session: the first after *session whose writer 0 it
+ * creates (O_EXCL), w then being that writer with its logs open; the job's
+ * other ranks use their rank as id. Preloaded processes take ids from
+ * OSTIO__LOG_PROCESS_WRITERS up, so they never take a job's name. */
+#define OSTIO__LOG_PROCESS_WRITERS 0x40000000u
 int ostio__log_claim_session(ostio__logdir *d, ostio__logw *w, int32_t hostdir,
                              uint32_t *session);
 

@@ -227,6 +227,9 @@ int ostio__file_log_open(ostio_file *fh)
      * another job or a preloaded process writing at the same time takes
      * another session, so no two writers share a name (docs/containers.md). */
     uint32_t session = L->d->max_session;
+    if (rc == 0 && (uint32_t)fh->nprocs > OSTIO__LOG_PROCESS_WRITERS)
+      rc = ostio__fail(OSTIO_ERANGE, "%s: %d ranks; a log container takes at most %u writer "
+                       "ranks per job", fh->path, fh->nprocs, OSTIO__LOG_PROCESS_WRITERS);
     if (rc == 0 && fh->rank == 0) rc = ostio__log_claim_session(L->d, &L->w, hd, &session);
     if ((rc = ostio__agree(fh->comm, rc)) < 0) {
       free(all);

@@ -403,10 +403,12 @@ void ostio__pl_obj_release(ostio__pl_obj *o)
 
 /* ---- log writer ---------------------------------------------------------------------- */
 
-/* This process's writer: a session of its own, the first one after the
- * largest on disk whose writer 0 it can create (O_EXCL on the log names): a
- * session belongs to whoever made its writer 0, a library job or a process
- * (docs/containers.md), so a later process wins and no two share an id. */
+/* This process's writer: session = the largest on disk + 1 (a later process
+ * wins), writer id = the first free one from OSTIO__LOG_PROCESS_WRITERS
+ * (O_EXCL on the log names). Processes starting together share a session,
+ * so fcntl locks order them by epoch; library jobs use ids below that base
+ * (their ranks) and claim a session by its writer 0, so neither can take the
+ * other's name (docs/containers.md, "The size record of a log container"). */
 static int log_writer(ostio__pl_obj *o)
 {
   if (o->wactive) return 0;
@@ -415,9 +417,18 @@ static int log_writer(ostio__pl_obj *o)
   char host[256] = "localhost";
   gethostname(host, sizeof host - 1);
   int32_t hd = ostio__log_hostdir_of(host, o->d->m.hostdirs);
-  uint32_t session = o->d->max_session;
-  rc = ostio__log_claim_session(o->d, &o->w, hd, &session);
-  if (rc < 0) return fail(rc, "cannot create a writer in", o->path);
+  if (o->d->max_session == UINT32_MAX)
+    return fail(ostio__fail(OSTIO_ERANGE, "2^32 - 1 write sessions"), "cannot write", o->path);
+  uint32_t session = o->d->max_session + 1;
+  rc = OSTIO_EEXIST;
+  for (uint32_t k = 0; rc == OSTIO_EEXIST && k < 1000000; k++) {
+    ostio__logw_init(&o->w, o->d, session, OSTIO__LOG_PROCESS_WRITERS + k, hd);
+    if ((rc = ostio__logw_create(&o->w)) == 0) break;
+    ostio__logw_close(&o->w);
+    if (rc != OSTIO_EEXIST) return fail(rc, "cannot create a writer in", o->path);
+    ostio__clear_error();
+  }
+  if (rc < 0) return fail(rc, "no free writer id in", o->path);
   int at = ostio__log_src_add(o->d, session, o->w.writer, hd);
   if (at < 0) return fail(at, "cannot add a writer to", o->path);
   o->own_src = at;
