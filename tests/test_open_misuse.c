@@ -143,6 +143,18 @@ static void test_args_disagree(void)
   if (nprocs > 1)
     CHECKF(rc == OSTIO_EINVAL && fh == NULL, "rank %d: rc %d: %s", rank, rc, ostio_last_error());
   if (fh) ostio_close(&fh);
+  begin("a FIFO in the file's place");
+  snprintf(path, sizeof path, "%s/fifo", dir);
+  if (rank == 0) CHECK(mkfifo(path, 0644) == 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int k = 0; k < 3; k++) {
+    int amode = k == 0 ? MPI_MODE_RDONLY : k == 1 ? MPI_MODE_WRONLY : MPI_MODE_RDWR;
+    rc = ostio_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, &fh);
+    CHECKF(rc == OSTIO_EINVAL && fh == NULL && strstr(ostio_last_error(), "FIFO"),
+           "amode %d: rc %d: %s", amode, rc, ostio_last_error());
+    if (fh) ostio_close(&fh);
+  }
+  snprintf(path, sizeof path, "%s/own0", dir);
   MPI_Info_free(&log);
   CHECK(blocks_ok(path, MPI_INFO_NULL));
 }

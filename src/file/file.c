@@ -39,6 +39,9 @@ static int prepare_on_root(ostio_file *fh)
   struct stat st;
   int create = !!(fh->amode & MPI_MODE_CREATE);
   if (stat(fh->path, &st) == 0) {
+    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+      return ostio__fail(OSTIO_EINVAL, "%s is a %s; ostio opens regular files, devices and "
+                         "containers", fh->path, S_ISFIFO(st.st_mode) ? "FIFO" : "socket");
     fh->is_container = ostio__ctr_is_container(fh->path);
     int kind = 0;
     if (fh->is_container) {
@@ -71,16 +74,23 @@ static int open_fd(ostio_file *fh)
 {
   int flags = fh->can_read && fh->can_write ? O_RDWR : fh->can_write ? O_WRONLY : O_RDONLY;
   /* Read-modify-write needs to read a write-only file. */
-  if (flags == O_WRONLY && fh->hints.romio_ds_write == OSTIO__TRI_ENABLE) {
-    fh->fd = open(fh->path, O_RDWR | O_CLOEXEC);
-    if (fh->fd >= 0) return 0;
-  }
-  fh->fd = open(fh->path, flags | O_CLOEXEC);
+  fh->fd = -1;
+  if (flags == O_WRONLY && fh->hints.romio_ds_write == OSTIO__TRI_ENABLE)
+    fh->fd = open(fh->path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+  /* O_NONBLOCK: a FIFO put in the file's place after rank 0 looked must not
+   * block this open; it is refused below, and dropped for everything else. */
+  if (fh->fd < 0) fh->fd = open(fh->path, flags | O_CLOEXEC | O_NONBLOCK);
   if (fh->fd < 0)
     return ostio__fail(ostio__from_errno(errno), "open %s: %s", fh->path, strerror(errno));
   struct stat st;
-  if (fstat(fh->fd, &st) == 0 && S_ISDIR(st.st_mode))
+  if (fstat(fh->fd, &st) < 0)
+    return ostio__fail(ostio__from_errno(errno), "fstat %s: %s", fh->path, strerror(errno));
+  if (S_ISDIR(st.st_mode))
     return ostio__fail(OSTIO_EISDIR, "%s is a directory", fh->path);
+  if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+    return ostio__fail(OSTIO_EINVAL, "%s is a FIFO or socket; ostio opens regular files, "
+                       "devices and containers", fh->path);
+  fcntl(fh->fd, F_SETFL, fcntl(fh->fd, F_GETFL) & ~O_NONBLOCK);
   return 0;
 }
 
