@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -1317,6 +1318,84 @@ static void run_ops(void)
   }
 }
 
+/* ---- the parsers swept directly ------------------------------------------------------------
+ * Before the cases: every numeric-looking token of every line of the bases'
+ * manifests and size records, and of a layout record, replaced by every number
+ * of the dictionary, resealed and parsed (a few thousand parses, deterministic):
+ * the boundary values reach each field's check at least once per run. */
+static void sweep_text(const char *text, size_t len, int kind)
+{
+  lines L;
+  split_lines(text, len, &L);
+  for (int i = 0; i < L.n; i++) {
+    int nt = count_tokens(L.l[i]);
+    for (int t = 0; t < nt; t++) {
+      for (size_t v = 0; v < NNUM; v++) {
+        char *line = replace_token(L.l[i], t, num_dict[v], 1);
+        sbuf body = {0};
+        for (int j = 0; j < L.n; j++) {
+          sb_str(&body, j == i ? line : L.l[j]);
+          sb_put(&body, "\n", 1);
+        }
+        char *sealed = NULL;
+        size_t sl = 0;
+        set_op("sweep: line %d token %d = '%s'", i + 1, t + 1, num_dict[v]);
+        if (kind == 2) {
+          ostio_layout *l = NULL;
+          if (ostio__record_decode(body.b, body.n, &l) == 0) ostio__layout_destroy(l);
+        } else if (ostio__ctr_seal(body.b, body.n, &sealed, &sl) == 0) {
+          if (kind == 0) {
+            ostio__manifest m;
+            if (ostio__manifest_parse(sealed, sl, "sweep", &m) == 0) ostio__manifest_free(&m);
+          } else {
+            ostio__sizerec r;
+            (void)ostio__sizerec_parse(sealed, sl, "sweep", &r);
+          }
+        }
+        free(sealed);
+        free(body.b);
+        free(line);
+      }
+    }
+  }
+  free_lines(&L);
+}
+
+static void parser_sweep(void)
+{
+  for (int b = 0; b < NBASES; b++) {
+    static const char *files[] = {OSTIO__CTR_MANIFEST, OSTIO__CTR_SIZEREC};
+    for (int f = 0; f < 2; f++) {
+      char p[1400], *text;
+      size_t n;
+      snprintf(p, sizeof p, "%s/%s/%s", bases, base_names[b], files[f]);
+      if (read_all(p, &text, &n) < 0) continue;
+      snprintf(sh->desc, sizeof sh->desc, "parser sweep of %s of base %s", files[f],
+               base_names[b]);
+      sweep_text(text, n, f);
+      free(text);
+    }
+  }
+  ostio_layout *l = NULL;
+  char *text = NULL;
+  size_t n = 0;
+  int32_t osts[3] = {4, 5, 6};
+  ostio__comp c1 = {.start = 0, .end = 1 << 20, .stripe_size = 65536, .stripe_count = 2,
+                    .first_ost = 0, .pattern = OSTIO_PATTERN_RAID0, .instantiated = 1};
+  ostio__comp c2 = {.start = 1 << 20, .end = OSTIO_EOF, .stripe_size = 1 << 20,
+                    .stripe_count = 3, .first_ost = 4, .pattern = OSTIO_PATTERN_RAID0,
+                    .instantiated = 1, .osts = osts};
+  l = ostio__layout_new();
+  if (l && ostio__layout_add(l, &c1) == 0 && ostio__layout_add(l, &c2) == 0 &&
+      ostio__record_encode(l, &text, &n) == 0) {
+    snprintf(sh->desc, sizeof sh->desc, "parser sweep of a layout record");
+    sweep_text(text, n, 2);
+  }
+  free(text);
+  ostio__layout_destroy(l);
+  sh->desc[0] = 0;
+}
+
 /* ---- --self-test: faults planted after the operations of a case, each of
  * which the parent must report (the harness cannot silently miss them). ---------------------- */
 
@@ -1576,6 +1655,14 @@ static void tail_file(const char *path, int maxlines, char *summary, size_t cap)
   free(b);
 }
 
+static volatile pid_t worker_pid;
+static void on_stop(int sig)
+{
+  if (worker_pid > 0) kill(worker_pid, SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 static int run(void)
 {
   failure fails[4096];
@@ -1589,6 +1676,7 @@ static int run(void)
     pid_t pid = fork();
     if (pid < 0) return 2;
     if (pid == 0) worker(next, last);
+    worker_pid = pid;
     int status = 0, hung = 0;
     for (;;) {
       pid_t w = waitpid(pid, &status, WNOHANG);
@@ -1641,10 +1729,14 @@ static int run(void)
     next = sh->cur + 1;
   }
   double t = now() - start;
+  struct rusage ru;
+  getrusage(RUSAGE_CHILDREN, &ru);
+  double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+               ru.ru_stime.tv_usec * 1e-6;
   int64_t ran = nf ? fails[nf - 1].c + 1 - O.first : O.cases;
   if (next >= last) ran = O.cases;
-  printf("fuzz: seed %" PRIu64 ", cases %" PRId64 "..%" PRId64 ": %d failing, %.1f s (slowest "
-         "case %" PRId64 ": %.2f s)%s\n", O.seed, O.first, O.first + ran - 1, nf, t,
+  printf("fuzz: seed %" PRIu64 ", cases %" PRId64 "..%" PRId64 ": %d failing, %.1f s, cpu %.1f s "
+         "(slowest case %" PRId64 ": %.2f s)%s\n", O.seed, O.first, O.first + ran - 1, nf, t, cpu,
          sh->slowest_case, sh->slowest, nf >= O.max_failures ? "; stopped at --max-failures" : "");
   if (nf) {
     printf("distinct failures (kind, operation, sanitizer summary):\n");
@@ -1772,16 +1864,25 @@ int main(int argc, char **argv)
     LSAN_PAUSE();
     MPI_Init(NULL, NULL);
     LSAN_RESUME();
+    int fd = open(outfile, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    if (!O.one && fd >= 0) dup2(fd, 2);
+    if (fd >= 0) close(fd);
+    set_op("building the bases");
     int rc = build_bases();
+    if (rc == 0 && !O.emit) parser_sweep();
     LSAN_PAUSE();
     MPI_Finalize();
-    _exit(rc < 0 ? 1 : 0);
+    _exit(rc < 0 ? 3 : 0);
   }
   int status = 0;
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    fprintf(stderr, "test_fuzz_containers: cannot build the base containers in %s\n", bases);
-    return 2;
+    char sum[256];
+    printf("FAIL setup (seed %" PRIu64 "): status %d during '%s' (%s)\n", O.seed, status,
+           sh->op, sh->desc);
+    tail_file(outfile, 25, sum, sizeof sum);
+    if (!O.work) rm_tree(work);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 3 ? 2 : 1; /* 3: the build failed */
   }
   if (O.self_test) { /* the planted cases, with flatten left out (known hangs) */
     O.cases = NPLANTS;
@@ -1789,6 +1890,8 @@ int main(int argc, char **argv)
     O.ops &= ~(unsigned)OP_FLATTEN;
     if (O.timeout > 3) O.timeout = 3;
   }
+  signal(SIGINT, on_stop);
+  signal(SIGTERM, on_stop);
   int rc = O.emit ? emit() : run();
   if (!O.work) rm_tree(work);
   return rc;

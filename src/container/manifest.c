@@ -125,6 +125,7 @@ static int num(const char *v, int64_t lo, int64_t hi, int64_t *out)
   int64_t x = 0;
   for (const char *p = v; *p; p++) {
     if (*p < '0' || *p > '9') return -1;
+    if (x > (INT64_MAX - (*p - '0')) / 10) return -1; /* 19 digits can exceed int64 */
     x = x * 10 + (*p - '0');
   }
   if (v[0] == '0' && v[1]) return -1; /* no leading zeros: one spelling per value */
