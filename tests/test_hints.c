@@ -320,11 +320,86 @@ static void test_unknown_and_given(void)
   CHECK(has("ostio_foo") && has("ostio_layout_source"));
   CHECK(ostio__hints_set(&h, "ostio_", "x") == OSTIO_EHINT);
   CHECK(ostio__hints_set(&h, "ostio_layout_sources", "auto") == OSTIO_EHINT);
+  /* Issue 14 item 4: the message names the nearest known key. */
+  CHECK(ostio__hints_set(&h, "ostio_stratgy", "ost") == OSTIO_EHINT);
+  CHECKF(has("unknown hint \"ostio_stratgy\": did you mean ostio_strategy?"), "%s",
+         ostio_last_error());
+  CHECK(ostio__hints_set(&h, "ostio_container_type", "log") == OSTIO_EHINT);
+  CHECK(!has("did you mean") && has("ostio_log_writers"));
+  /* Other layers' keys (and ROMIO hints ostio does not use) are ignored and
+   * not reported. */
   static const char *const foreign[] = {"access_style", "romio_filesystem_type",
-                                        "OSTIO_layout_source", "striping", "nb_proc", ""};
+                                        "romio_cb_fr_types", "romio_gpfs_whatever",
+                                        "striping", "nb_proc", "file_perm", ""};
   for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++)
     CHECKF(ostio__hints_set(&h, foreign[i], "whatever") == 1, "%s", foreign[i]);
   CHECK(same(&h, &ref));
+}
+
+/* Issue 14 item 4: unknown romio_ / cb_ / striping_ keys, and keys close to
+ * a known one, are accepted (ROMIO compatibility) but recorded in the flat
+ * struct with the nearest known key, for `ostio hints` and the statistics. */
+static void test_unknown_recorded(void)
+{
+  ostio__hints h, ref;
+  char buf[64];
+  fresh(&h);
+  fresh(&ref);
+  CHECK(ostio__hints_suggest("romio_cb_wirte", buf, sizeof buf) == 1 &&
+        !strcmp(buf, "romio_cb_write"));
+  CHECK(ostio__hints_suggest("cb_buffer_sise", buf, sizeof buf) == 1 &&
+        !strcmp(buf, "cb_buffer_size"));
+  CHECK(ostio__hints_suggest("CB_NODES", buf, sizeof buf) == 1 && !strcmp(buf, "cb_nodes"));
+  CHECK(ostio__hints_suggest("strping_factor", buf, sizeof buf) == 1 &&
+        !strcmp(buf, "striping_factor"));
+  CHECK(ostio__hints_suggest("direct_oi", buf, sizeof buf) == 1 && !strcmp(buf, "direct_io"));
+  CHECK(ostio__hints_suggest("romio_zzzzzzzz", buf, sizeof buf) == 0 && buf[0] == '\0');
+  CHECK(ostio__hints_suggest("x", buf, sizeof buf) == 0);
+  CHECK(ostio__hints_suggest(NULL, buf, sizeof buf) == 0);
+  CHECK_EQ_I64(ostio__hints_edit_distance("romio_cb_wirte", "romio_cb_write"), 1);
+  CHECK_EQ_I64(ostio__hints_edit_distance("kitten", "sitting"), 3);
+  CHECK_EQ_I64(ostio__hints_edit_distance("", "abc"), 3);
+  CHECK_EQ_I64(ostio__hints_edit_distance("ca", "abc"), 3); /* restricted: no edit twice */
+
+  CHECK(ostio__hints_set(&h, "romio_cb_wirte", "enable") == 1);
+  CHECK(h.romio_cb_write == OSTIO__TRI_AUTO && !ostio__hints_given(&h, "romio_cb_write"));
+  CHECK(ostio__hints_set(&h, "cb_nodez", "4") == 1 && h.cb_nodes == 0);
+  CHECK(ostio__hints_set(&h, "romio_cb_wirte", "disable") == 1); /* recorded once */
+  CHECK(ostio__hints_set(&h, "strping_factor", "4") == 1);      /* close to a key */
+  CHECK(ostio__hints_set(&h, "romio_lustre_zzzzzzz", "1") == 1); /* prefix, no suggestion */
+  CHECK(ostio__hints_set(&h, "OSTIO_layout_source", "auto") == 1);
+  CHECK(ostio__hints_set(&h, "access_style", "read_once") == 1); /* not recorded */
+  CHECK_EQ_I64(h.nunknown, 5);
+  CHECK_EQ_I64(h.unknown_more, 0);
+  static const char *const want[][2] = {
+    {"romio_cb_wirte", "romio_cb_write"}, {"cb_nodez", "cb_nodes"},
+    {"strping_factor", "striping_factor"}, {"romio_lustre_zzzzzzz", ""},
+    {"OSTIO_layout_source", "ostio_layout_source"}};
+  for (int i = 0; i < 5 && i < h.nunknown; i++)
+    CHECKF(!strcmp(h.unknown[i].key, want[i][0]) && !strcmp(h.unknown[i].suggestion, want[i][1]),
+           "unknown[%d] = %s -> %s", i, h.unknown[i].key, h.unknown[i].suggestion);
+  /* The known hints are untouched. */
+  ostio__hints cmp = h;
+  cmp.nunknown = 0;
+  cmp.unknown_more = 0;
+  memset(cmp.unknown, 0, sizeof cmp.unknown);
+  CHECK(same(&cmp, &ref));
+
+  /* A full list counts the rest; a long key is kept cut (still one entry). */
+  fresh(&h);
+  char key[300];
+  for (int i = 0; i < OSTIO__HINTS_NUNKNOWN + 3; i++) {
+    snprintf(key, sizeof key, "romio_made_up_%d", i);
+    CHECK(ostio__hints_set(&h, key, "1") == 1);
+  }
+  CHECK_EQ_I64(h.nunknown, OSTIO__HINTS_NUNKNOWN);
+  CHECK_EQ_I64(h.unknown_more, 3);
+  fresh(&h);
+  memset(key, 'x', sizeof key);
+  memcpy(key, "romio_", 6);
+  key[sizeof key - 1] = '\0';
+  CHECK(ostio__hints_set(&h, key, "1") == 1 && h.nunknown == 1);
+  CHECK(strlen(h.unknown[0].key) == sizeof h.unknown[0].key - 1);
 
   /* given: exactly the bits of what was set. */
   CHECK(ostio__hints_set(&h, "cb_nodes", "4") == 0);
@@ -413,6 +488,7 @@ int main(void)
   test_random_round_trip();
   test_bad_values();
   test_unknown_and_given();
+  test_unknown_recorded();
   test_format();
   return TEST_DONE();
 }

@@ -179,6 +179,20 @@ static void test_mpi(void)
   CHECK(same(&h, &ref));
   CHECK(ostio__hints_from_info(&h, bogus) == OSTIO_EHINT && has("ostio_bogus"));
 
+  /* Issue 14 item 4: unknown keys from info and OSTIO_HINTS are recorded. */
+  static const char *const typo_kv[] = {"romio_cb_wirte", "enable", "cb_nodes", "2",
+                                        "access_style", "read_once", NULL};
+  MPI_Info typo = make_info(typo_kv);
+  setenv("OSTIO_HINTS", "*.dat:cb_buffer_sise=4m:romio_cb_wirte=disable", 1);
+  CHECK(ostio__hints_resolve("/p/x.dat", typo, &h) == 0);
+  CHECK(h.cb_nodes == 2 && h.cb_buffer_size == 16777216 && h.nunknown == 2);
+  CHECK(h.nunknown == 2 && !strcmp(h.unknown[0].key, "romio_cb_wirte") &&
+        !strcmp(h.unknown[1].key, "cb_buffer_sise") &&
+        !strcmp(h.unknown[1].suggestion, "cb_buffer_size"));
+  CHECK(ostio__hints_resolve("/p/x.txt", typo, &h) == 0 && h.nunknown == 1);
+  unsetenv("OSTIO_HINTS");
+  MPI_Info_free(&typo);
+
   /* Precedence: defaults < info < OSTIO_HINTS (per file). */
   CHECK(ostio__hints_resolve("/p/x.dat", info, &h) == 0);
   CHECK(h.cb_nodes == 4 && h.striping_factor == 8 && h.cb_buffer_size == 16777216);

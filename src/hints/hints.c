@@ -352,8 +352,122 @@ int ostio__hints_index(const char *key)
   return -1;
 }
 
+/* ---- unknown keys: the nearest known name --------------------------------- */
+
+/* ROMIO hints that ostio does not use: known, so neither reported nor an
+ * error, and offered as suggestions. Families of other file systems' drivers
+ * are known by prefix. */
+static const char *const romio_ignored[] = {
+  "romio_cb_fr_types", "romio_cb_fr_alignment", "romio_cb_alltoall", "romio_cb_pfr",
+  "romio_cb_ds_threshold", "romio_min_fdomain_size", "romio_filesystem_type",
+  "romio_visibility_immediate", "romio_synchronized_flush", NULL};
+static const char *const foreign_prefixes[] = {
+  "romio_gpfs_", "romio_pvfs2_", "romio_bg_", "romio_panfs_", "romio_daos_", "romio_ime_",
+  "romio_quobytefs_", "romio_nfs_", "romio_xfs_", NULL};
+/* Prefixes of keys that can only be meant for ostio (or ROMIO). */
+static const char *const our_prefixes[] = {"romio_", "cb_", "striping_", NULL};
+
+static int has_prefix(const char *key, const char *const *list)
+{
+  for (int i = 0; list[i]; i++)
+    if (strncmp(key, list[i], strlen(list[i])) == 0) return 1;
+  return 0;
+}
+
+static int is_romio_ignored(const char *key)
+{
+  for (int i = 0; romio_ignored[i]; i++)
+    if (strcmp(key, romio_ignored[i]) == 0) return 1;
+  return has_prefix(key, foreign_prefixes);
+}
+
+#define DIST_MAXLEN 64 /* longer keys are compared on their first 64 bytes */
+
+int ostio__hints_edit_distance(const char *a, const char *b)
+{
+  /* Optimal string alignment over three rows; keys are short. */
+  int d[3][DIST_MAXLEN + 1];
+  size_t n = a ? strnlen(a, DIST_MAXLEN) : 0, m = b ? strnlen(b, DIST_MAXLEN) : 0;
+  for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
+  for (size_t i = 1; i <= n; i++) {
+    int *cur = d[i % 3], *prev = d[(i - 1) % 3], *prev2 = d[(i + 1) % 3];
+    cur[0] = (int)i;
+    for (size_t j = 1; j <= m; j++) {
+      int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+      int v = prev[j - 1] + (ca != cb);
+      if (prev[j] + 1 < v) v = prev[j] + 1;
+      if (cur[j - 1] + 1 < v) v = cur[j - 1] + 1;
+      if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+          tolower((unsigned char)a[i - 2]) == cb && prev2[j - 2] + 1 < v)
+        v = prev2[j - 2] + 1;
+      cur[j] = v;
+    }
+  }
+  return d[n % 3][m];
+}
+
+static void consider(const char *key, const char *cand, int *best, const char **name)
+{
+  int dist = ostio__hints_edit_distance(key, cand);
+  if (dist < *best) {
+    *best = dist;
+    *name = cand;
+  }
+}
+
+/* Nearest candidate and its distance (INT_MAX when key is empty). */
+static int nearest(const char *key, const char **name)
+{
+  int best = INT_MAX;
+  *name = NULL;
+  if (!key || !*key) return best;
+  for (int i = 0; i < NHINTS; i++) consider(key, table[i].key, &best, name);
+  for (int i = 0; i < NALIASES; i++) consider(key, aliases[i].key, &best, name);
+  for (int i = 0; romio_ignored[i]; i++) consider(key, romio_ignored[i], &best, name);
+  return best;
+}
+
+static int close_enough(const char *key, int dist)
+{
+  return dist <= 3 && (size_t)dist * 3 <= strlen(key);
+}
+
+int ostio__hints_suggest(const char *key, char *buf, size_t cap)
+{
+  const char *name = NULL;
+  int dist = nearest(key, &name);
+  int ok = name && close_enough(key, dist) && strcmp(key, name) != 0;
+  if (buf && cap) snprintf(buf, cap, "%s", ok ? name : "");
+  return ok;
+}
+
+/* Records an unknown key in h when it looks meant for ostio: one of our
+ * prefixes, or within distance 2 of a known key (and at least 6 long);
+ * never the ROMIO hints ostio ignores. Each key once. */
+static void record_unknown(ostio__hints *h, const char *key)
+{
+  if (!*key || is_romio_ignored(key)) return;
+  const char *name = NULL;
+  int dist = nearest(key, &name);
+  int near = name && dist <= 2 && strlen(key) >= 6;
+  if (!near && !has_prefix(key, our_prefixes)) return;
+  for (int i = 0; i < h->nunknown && i < OSTIO__HINTS_NUNKNOWN; i++)
+    if (strncmp(h->unknown[i].key, key, sizeof h->unknown[i].key - 1) == 0) return;
+  if (h->nunknown >= OSTIO__HINTS_NUNKNOWN) {
+    h->unknown_more++;
+    return;
+  }
+  ostio__hint_unknown *u = &h->unknown[h->nunknown++];
+  snprintf(u->key, sizeof u->key, "%s", key);
+  ostio__hints_suggest(key, u->suggestion, sizeof u->suggestion);
+}
+
 static int unknown_ours(const char *key)
 {
+  char name[32], near[64] = "";
+  if (ostio__hints_suggest(key, name, sizeof name))
+    snprintf(near, sizeof near, " did you mean %s?", name);
+
   char known[256];
   size_t len = 0;
   known[0] = '\0';
@@ -363,8 +477,8 @@ static int unknown_ours(const char *key)
     if (w < 0 || (size_t)w >= sizeof known - len) break;
     len += (size_t)w;
   }
-  return ostio__fail(OSTIO_EHINT, "unknown hint \"%.*s%s\": keys starting with \"" OURS
-                     "\" are reserved; the known ones are %s", QV(key), known);
+  return ostio__fail(OSTIO_EHINT, "unknown hint \"%.*s%s\":%s keys starting with \"" OURS
+                     "\" are reserved; the known ones are %s", QV(key), near, known);
 }
 
 static int set_alias(ostio__hints *h, const hint_alias *a, const char *value)
@@ -390,7 +504,10 @@ int ostio__hints_set(ostio__hints *h, const char *key, const char *value)
     for (int a = 0; a < NALIASES; a++)
       if (strcmp(key, aliases[a].key) == 0) return set_alias(h, &aliases[a], value);
     if (strncmp(key, OURS, strlen(OURS)) == 0) return unknown_ours(key);
-    return 1; /* someone else's hint (ROMIO, a file system...): ignored */
+    /* Someone else's hint (ROMIO, a file system...): ignored, as ROMIO
+     * does; a probable typo of ours is recorded for the reports. */
+    record_unknown(h, key);
+    return 1;
   }
   const hint_desc *d = &table[i];
   int64_t v = 0;

@@ -25,6 +25,15 @@ typedef enum {
   OSTIO__CONTAINER_PLAIN = 0, OSTIO__CONTAINER_STRIPED, OSTIO__CONTAINER_LOG
 } ostio__container_hint;
 
+/* An unknown key that looks meant for ostio (romio_*, cb_*, striping_*, or
+ * close to a known key), kept for `ostio hints` and the statistics report.
+ * Fixed-size: ostio__hints is broadcast as raw bytes at open. */
+#define OSTIO__HINTS_NUNKNOWN 8
+typedef struct ostio__hint_unknown {
+  char key[64];          /* the key as given, cut to 63 bytes               */
+  char suggestion[32];   /* the nearest known key, "" when none is close    */
+} ostio__hint_unknown;
+
 typedef struct ostio__hints {
   int64_t cb_buffer_size;          /* default 16 MiB                          */
   int64_t cb_nodes;                /* 0 = automatic                           */
@@ -48,13 +57,18 @@ typedef struct ostio__hints {
   int64_t ostio_objects;           /* objects of a new container; 0 = stripe count */
   int     ostio_log_writers;       /* log containers: 0 rank, 1 node (ostio__log_writers) */
   uint64_t given;                  /* bit i: hint i was set explicitly        */
+  int     nunknown;                /* entries used in unknown[]               */
+  int     unknown_more;            /* unknown keys that did not fit           */
+  ostio__hint_unknown unknown[OSTIO__HINTS_NUNKNOWN]; /* in the order seen    */
 } ostio__hints;
 
 /* Fills defaults. */
 void ostio__hints_init(ostio__hints *h);
 /* Sets one key. Known key: validated, 0 or OSTIO_EHINT with a detail that
  * names key, value and what is accepted. Unknown "ostio_" key: OSTIO_EHINT
- * listing the known ones. Any other unknown key: ignored, returns 1. */
+ * with the nearest known key and the list of the known ones. Any other
+ * unknown key: ignored, returns 1; when it looks meant for ostio (see
+ * docs/hints.md, "Unknown keys") it is recorded in h->unknown. */
 int ostio__hints_set(ostio__hints *h, const char *key, const char *value);
 /* Applies the entries of an OSTIO_HINTS value (MPICH_MPIIO_HINTS syntax)
  * whose pattern matches path, in order. env may be NULL or "". */
@@ -76,6 +90,14 @@ int ostio__hints_index(const char *key);
 int ostio__hints_format(const ostio__hints *h, int i, char *buf, size_t cap);
 /* 1 when key was set explicitly (by info or OSTIO_HINTS). */
 int ostio__hints_given(const ostio__hints *h, const char *key);
+
+/* The known key nearest to key (case-insensitive restricted Damerau-
+ * Levenshtein distance, at most 3 and at most a third of key's length),
+ * among the hints, their aliases and the ROMIO hints ostio ignores: 1 and
+ * the name in buf, or 0 and "" when none is close. */
+int ostio__hints_suggest(const char *key, char *buf, size_t cap);
+/* The distance above (case-insensitive; a transposition counts 1). */
+int ostio__hints_edit_distance(const char *a, const char *b);
 
 /* Value parsers shared with the CLI (hints_parse.c). */
 /* Non-negative byte count, optional suffix k/K, m/M, g/G, t/T (powers of

@@ -13,7 +13,10 @@ static const char *help =
   "Lists every hint ostio knows with its effective value for PATH (default\n"
   "\"file\"): the defaults, overridden by the entries of the OSTIO_HINTS\n"
   "environment variable whose pattern matches PATH. Hints given explicitly are\n"
-  "marked. Bad values in OSTIO_HINTS are reported as they would be at open.\n\n"
+  "marked. Bad values in OSTIO_HINTS are reported as they would be at open.\n"
+  "Unknown keys that look meant for ostio (romio_*, cb_*, striping_*, or close\n"
+  "to a known key) are listed after the table with the nearest known name:\n"
+  "they are ignored, as ROMIO does; an unknown ostio_* key is an error.\n\n"
   "OSTIO_HINTS syntax (as MPICH_MPIIO_HINTS): PATTERN:KEY=VALUE[:KEY=VALUE...]\n"
   "entries separated by commas, e.g.\n"
   "  OSTIO_HINTS='*.dat:cb_nodes=4:striping_factor=8,/scratch/*:cb_buffer_size=32m'\n\n"
@@ -54,6 +57,26 @@ int cmd_hints(int argc, char **argv)
       printf("%-28s %s%s\n", key, val, given ? "   (from OSTIO_HINTS)" : "");
     }
   }
-  if (json) printf("}}\n");
+  if (json) {
+    printf("}, \"unknown\": [");
+    for (int i = 0; i < h.nunknown && i < OSTIO__HINTS_NUNKNOWN; i++) {
+      printf("%s{\"key\": ", i ? ", " : "");
+      json_string(stdout, h.unknown[i].key);
+      printf(", \"suggestion\": ");
+      if (h.unknown[i].suggestion[0]) json_string(stdout, h.unknown[i].suggestion);
+      else printf("null");
+      printf("}");
+    }
+    printf("], \"unknown_more\": %d}\n", h.unknown_more);
+    return CLI_OK;
+  }
+  for (int i = 0; i < h.nunknown && i < OSTIO__HINTS_NUNKNOWN; i++) {
+    if (h.unknown[i].suggestion[0])
+      printf("unknown hint %s: did you mean %s?\n", h.unknown[i].key, h.unknown[i].suggestion);
+    else
+      printf("unknown hint %s: no known hint is close (ignored)\n", h.unknown[i].key);
+  }
+  if (h.unknown_more > 0)
+    printf("(%d more unknown hint%s not listed)\n", h.unknown_more, h.unknown_more == 1 ? "" : "s");
   return CLI_OK;
 }

@@ -301,6 +301,37 @@ class TestHints(CliTestCase):
         j = self.json_of("hints", "x.dat", "--json", hints="*.dat:cb_nodes=4")
         self.assertEqual((j["path"], j["hints"]["cb_nodes"]["given"]), ("x.dat", True))
 
+    # issue 14 item 4: mistyped hint names are reported with the nearest known name
+    def test_unknown_hints_are_listed_with_suggestion(self):
+        r = self.ok("hints", "x.dat",
+                    hints="*.dat:romio_cb_wirte=enable:cb_buffer_sise=4m:cb_nodes=2"
+                          ":access_style=read_once:romio_filesystem_type=LUSTRE:")
+        lines = r.stdout.splitlines()
+        self.assertIn("unknown hint romio_cb_wirte: did you mean romio_cb_write?", lines)
+        self.assertIn("unknown hint cb_buffer_sise: did you mean cb_buffer_size?", lines)
+        self.assertEqual(sum("unknown hint" in l for l in lines), 2, r.stdout)
+        # known hints still apply; the unknown ones change nothing
+        rows = self.table(r.stdout)
+        self.assertEqual(rows["cb_nodes"], ("2", True))
+        self.assertEqual(rows["romio_cb_write"], ("automatic", False))
+        self.assertEqual(rows["cb_buffer_size"], ("16777216", False))
+
+    def test_unknown_hints_json(self):
+        j = self.json_of("hints", "--json", "x.dat",
+                         hints="*:romio_cb_wirte=enable:striping_facter=4:romio_zzzzzzzz=1")
+        self.assertEqual(j["unknown"], [
+            {"key": "romio_cb_wirte", "suggestion": "romio_cb_write"},
+            {"key": "striping_facter", "suggestion": "striping_factor"},
+            {"key": "romio_zzzzzzzz", "suggestion": None},
+        ])
+        j = self.json_of("hints", "--json")
+        self.assertEqual(j["unknown"], [])
+
+    def test_unknown_ostio_hint_is_error_with_suggestion(self):
+        r = self.assert_fails(1, "hints", [], ["ostio_stratgy", "did you mean ostio_strategy?"],
+                              hints="*:ostio_stratgy=ost")
+        self.assertEqual(r.stdout, "")
+
     def test_hints_of_unset_environment_ignores_parent_value(self):
         # the harness removes OSTIO_HINTS: a value in the caller's env must not leak in
         os.environ["OSTIO_HINTS"] = "*:cb_nodes=7"
