@@ -3,7 +3,18 @@
 # (>= 3.20), Python 3, an MPI (MPICH from Debian) and liburing (io_uring
 # batches; optional for the build). As root with apt-get it
 # installs what is missing; otherwise it prints the exact command to run.
+#   scripts/deps.sh              MPICH and the rest
+#   scripts/deps.sh --openmpi    also Debian's Open MPI (the test suite's second
+#                                MPI); MPICH stays the default mpicc/mpiexec
 set -euo pipefail
+
+openmpi=0
+case "${1:-}" in
+  --openmpi) openmpi=1 ;;
+  -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+  "") ;;
+  *) echo "deps.sh: unknown argument '$1' (accepted: --openmpi, --help)" >&2; exit 2 ;;
+esac
 
 missing_pkgs=()
 need() { command -v "$1" >/dev/null 2>&1 || missing_pkgs+=("$2"); }
@@ -24,6 +35,25 @@ int main(void){return 0;}' | mpicc -x c - -o /dev/null >/dev/null 2>&1; then
   missing_pkgs+=(libmpich-dev)
 fi
 
+had_openmpi=1
+if [ "$openmpi" = 1 ]; then
+  command -v mpicc.openmpi >/dev/null 2>&1 || { missing_pkgs+=(libopenmpi-dev); had_openmpi=0; }
+  command -v mpiexec.openmpi >/dev/null 2>&1 || { missing_pkgs+=(openmpi-bin); had_openmpi=0; }
+fi
+
+# Installing Open MPI next to MPICH makes Debian switch mpicc, mpirun and the
+# mpi.h directory to Open MPI (higher alternatives priority): switch them back.
+keep_mpich_default() {
+  if [ "$had_openmpi" = 0 ] && command -v mpicc.mpich >/dev/null 2>&1; then
+    update-alternatives --quiet --set mpi /usr/bin/mpicc.mpich || true
+    update-alternatives --quiet --set mpirun /usr/bin/mpirun.mpich || true
+    local arch inc
+    arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -dumpmachine)
+    inc=/usr/include/$arch/mpich
+    [ -d "$inc" ] && update-alternatives --quiet --set "mpi-$arch" "$inc" || true
+  fi
+}
+
 if [ ${#missing_pkgs[@]} -eq 0 ]; then
   exit 0
 fi
@@ -34,6 +64,7 @@ if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+  keep_mpich_default
   exit 0
 fi
 echo "ostio: missing build dependencies: ${pkgs[*]}" >&2

@@ -265,8 +265,10 @@ static void test_mpi(void)
   char longv[400];
   memset(longv, 'n', sizeof longv - 1);
   longv[sizeof longv - 1] = '\0';
-  MPI_Info_set(keep, "cb_config_list", longv);
-  CHECK(ostio__hints_resolve("/p/x.dat", keep, &h) == OSTIO_EHINT && has("too long"));
+  /* (Open MPI refuses info values of MPI_MAX_INFO_VAL = 256 bytes or more
+   * itself; MPICH takes up to 1024.) */
+  if (MPI_Info_set(keep, "cb_config_list", longv) == MPI_SUCCESS)
+    CHECK(ostio__hints_resolve("/p/x.dat", keep, &h) == OSTIO_EHINT && has("too long"));
 
   MPI_Info_free(&keep);
   MPI_Info_free(&info);
