@@ -26,8 +26,10 @@ int64_t ostio__striped_size(int64_t s, int32_t k, const int64_t *objsize)
   int64_t size = 0;
   for (int32_t i = 0; i < k; i++) {
     if (objsize[i] <= 0) continue;
-    int64_t last = objsize[i] - 1, row = last / s;
-    if (row > (INT64_MAX / s - i - 1) / k) return INT64_MAX; /* beyond any offset */
+    /* The last byte's stripe row*k+i may be the last stripe below 2^63:
+     * end fits exactly when that stripe is at most (2^63-1 - last%s - 1)/s. */
+    int64_t last = objsize[i] - 1, row = last / s, top = (INT64_MAX - last % s - 1) / s;
+    if (top < i || row > (top - i) / k) return INT64_MAX; /* beyond any offset */
     int64_t end = (row * k + i) * s + last % s + 1;
     if (end > size) size = end;
   }
