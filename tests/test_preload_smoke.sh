@@ -60,6 +60,16 @@ ln -s c.dat "$tmp/ctr/s"
 run rm "$tmp/ctr/s" || { echo "FAIL rm of a symlink to a container"; fail=1; }
 [ -f "$tmp/ctr/c.dat/ostio.manifest" ] && [ "$(run md5sum "$tmp/ctr/c.dat" | cut -d' ' -f1)" = "$(md5_of "$tmp/in.bin")" ] ||
   { echo "FAIL rm of a symlink damaged the container"; fail=1; }
+# fopen "wx" does not follow a dangling final symlink (EEXIST, as open(2)
+# with O_CREAT|O_EXCL): nothing is created at its target
+ln -s "$tmp/ctr/target.dat" "$tmp/ctr/dangle"
+r=$(run python3 -c "import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.fopen.restype = ctypes.c_void_p
+f = libc.fopen(sys.argv[1].encode(), b'wx')
+print('EEXIST' if not f and ctypes.get_errno() == 17 else 'opened')" "$tmp/ctr/dangle")
+[ "$r" = EEXIST ] && [ ! -e "$tmp/ctr/target.dat" ] ||
+  { echo "FAIL fopen wx on a dangling symlink: $r, target exists: $([ -e "$tmp/ctr/target.dat" ] && echo yes || echo no)"; fail=1; }
 # a program that never touches a container path behaves identically
 [ "$(run md5sum < "$tmp/in.bin")" = "$(md5sum < "$tmp/in.bin")" ] || { echo "FAIL plain"; fail=1; }
 [ $fail = 0 ] && echo "preload smoke: OK"

@@ -136,7 +136,9 @@ static FILE *open_stream(const char *path, const char *mode, int *done)
   *done = 0;
   int fl = mode ? mode_flags(mode) : -1;
   if (!path || fl < 0 || !ostio__pl_active()) return NULL;
-  int k = ostio__pl_classify(AT_FDCWD, path, norm);
+  /* "x" (O_CREAT|O_EXCL) does not follow a final symlink, as open(2). */
+  int nofollow = (fl & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+  int k = ostio__pl_classify_at(AT_FDCWD, path, norm, nofollow ? PL_NOFOLLOW : 0);
   if (k == PL_PATH_BELOW) {
     *done = 1;
     errno = ENOTDIR;
