@@ -79,6 +79,75 @@ int main(int argc, char **argv)
   MPI_Allreduce(MPI_IN_PLACE, &codes_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   CHECK(codes_min == codes_max);
 
+  /* Issue 14 item 5: a file ostio_open creates with striping hints gets
+   * its OSTs as `ostio setstripe` gives them off Lustre (from start_iodevice,
+   * else 0, consecutive); before, the record said first_ost=-1 with no OST
+   * list, getstripe showed -1 and the statistics counted 0 OSTs. */
+  char made[700];
+  snprintf(made, sizeof made, "%s/made", dir);
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "striping_factor", "4");
+  MPI_Info_set(info, "striping_unit", "65536");
+  MPI_Info_set(info, "cb_config_list", "*:*");
+  ostio_file *fh = NULL;
+  rc = ostio_open(MPI_COMM_WORLD, made, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh);
+  CHECKF(rc == 0, "open: %s", ostio_last_error());
+  if (rc == 0) {
+    static char block[4 * 65536];
+    ostio_extent e = {(int64_t)rank * (int64_t)sizeof block, (int64_t)sizeof block};
+    memset(block, 'a' + rank, sizeof block);
+    CHECKF(ostio_write_all(fh, &e, 1, block) == 0, "write_all: %s", ostio_last_error());
+    double osts = 0, most = 0;
+    CHECK(ostio_stat_get(fh, "osts_max", &osts) == 0);
+    MPI_Allreduce(&osts, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    CHECKF(most >= 1, "osts_max over ranks %g: the created file's objects have no OSTs", most);
+    const ostio_layout *fl = ostio_file_layout(fh);
+    CHECK(fl && fl->comp[0].osts && fl->comp[0].osts[0] == 0 && fl->comp[0].osts[3] == 3);
+    CHECK(ostio_close(&fh) == 0);
+  }
+  if (rank == 0) {
+    char rec[4096];
+    ssize_t n = getxattr(made, OSTIO__LAYOUT_XATTR, rec, sizeof rec - 1);
+    CHECK(n > 0);
+    if (n > 0) {
+      rec[n] = 0;
+      CHECKF(!strcmp(rec, "ostio-layout 1\ncomponent start=0 end=eof stripe_size=65536 "
+                          "stripe_count=4 first_ost=0 pattern=raid0 instantiated=1 "
+                          "osts=0-3\n"), "record: %s", rec);
+    }
+  }
+  rc = ostio_layout_query(MPI_COMM_WORLD, made, MPI_INFO_NULL, &l);
+  CHECK(rc == 0 && l && !strcmp(l->source, "emulated") && l->comp[0].osts &&
+        l->comp[0].first_ost == 0 && l->comp[0].osts[2] == 2);
+  ostio_layout_free(&l);
+  /* start_iodevice is the first OST */
+  snprintf(made, sizeof made, "%s/made2", dir);
+  MPI_Info_set(info, "start_iodevice", "6");
+  MPI_Info_set(info, "striping_factor", "2");
+  rc = ostio_open(MPI_COMM_WORLD, made, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh);
+  CHECK(rc == 0 && ostio_close(&fh) == 0);
+  rc = ostio_layout_query(MPI_COMM_WORLD, made, MPI_INFO_NULL, &l);
+  CHECK(rc == 0 && l && l->comp[0].osts && l->comp[0].osts[0] == 6 && l->comp[0].osts[1] == 7);
+  ostio_layout_free(&l);
+
+  /* Issue 14 item 6: creating in a directory that does not exist names
+   * the directory; before: "DIR/nodir: cannot read user.ostio.layout: No
+   * such file or directory" (no striping hints) or "cannot create". */
+  char missing[800], nodir[700];
+  snprintf(nodir, sizeof nodir, "%s/nodir", dir);
+  snprintf(missing, sizeof missing, "%s/out.dat", nodir);
+  for (int with_hints = 0; with_hints < 2; with_hints++) {
+    rc = ostio_open(MPI_COMM_WORLD, missing, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                    with_hints ? info : MPI_INFO_NULL, &fh);
+    CHECK(rc == OSTIO_ENOENT && fh == NULL);
+    char want[900];
+    snprintf(want, sizeof want, "directory %s does not exist", nodir);
+    CHECKF(strstr(ostio_last_error(), want) && strstr(ostio_last_error(), missing),
+           "hints %d: detail: %s", with_hints, ostio_last_error());
+    CHECKF(!strstr(ostio_last_error(), "user.ostio.layout"), "detail: %s", ostio_last_error());
+  }
+  MPI_Info_free(&info);
+
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) tu_rmtree(dir);
   char prefix[32];

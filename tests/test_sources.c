@@ -87,7 +87,67 @@ int main(void)
   CHECK(ostio__hints_set(&h, "striping_unit", "4m") == 0);
   CHECK(ostio__layout_create(at("new2"), &h, NULL, 0644, &l) == 0);
   CHECK(l && l->comp[0].stripe_count == 2 && l->comp[0].stripe_size == 4 << 20);
+  /* issue 14 item 5: ... with OSTs, as `ostio setstripe -c 2` gives them
+   * (before: first_ost -1 and no OST list) */
+  CHECK(l && l->comp[0].osts && l->comp[0].osts[0] == 0 && l->comp[0].osts[1] == 1 &&
+        l->comp[0].first_ost == 0 && l->comp[0].instantiated);
   ostio__layout_destroy(l);
+  n = getxattr(at("new2"), OSTIO__LAYOUT_XATTR, rec, sizeof rec - 1);
+  CHECK(n > 0);
+  if (n > 0) {
+    rec[n] = 0;
+    CHECKF(!strcmp(rec, "ostio-layout 1\ncomponent start=0 end=eof stripe_size=4194304 "
+                        "stripe_count=2 first_ost=0 pattern=raid0 instantiated=1 osts=0-1\n"),
+           "record: %s", rec);
+  }
+  /* an emulated layout may have any stripe size, even from hints */
+  ostio__hints h4;
+  ostio__hints_init(&h4);
+  CHECK(ostio__hints_set(&h4, "striping_factor", "3") == 0);
+  CHECK(ostio__hints_set(&h4, "striping_unit", "4096") == 0);
+  CHECK(ostio__hints_set(&h4, "start_iodevice", "2") == 0);
+  CHECK(ostio__layout_create(at("new4k"), &h4, NULL, 0644, &l) == 0);
+  CHECK(l && l->comp[0].stripe_size == 4096 && l->comp[0].osts && l->comp[0].osts[2] == 4);
+  ostio__layout_destroy(l);
+  /* a directory default without OSTs gets them too, and new files inherit them */
+  CHECK(ostio__layout_simple(65536, 3, -1, &want) == 0 && !want->comp[0].osts);
+  mkdir(at("sub"), 0755);
+  CHECK(ostio__layout_set_dir_default(at("sub"), want) == 0);
+  CHECK(resolve(at("sub"), NULL, &l) == 0 && l->comp[0].osts && l->comp[0].osts[2] == 2);
+  ostio__layout_destroy(l);
+  CHECK(ostio__layout_create(at("sub/f"), NULL, NULL, 0644, &l) == 0);
+  CHECK(l && !l->inherited && l->comp[0].osts && l->comp[0].osts[0] == 0);
+  ostio__layout_destroy(l);
+  ostio__layout_destroy(want);
+  want = NULL;
+  /* overstriping cannot be emulated without saying which OSTs are shared */
+  CHECK(ostio__layout_simple(65536, 4, -1, &want) == 0);
+  want->comp[0].pattern |= OSTIO_PATTERN_OVERSTRIPING;
+  CHECK(ostio__layout_create(at("over"), NULL, want, 0644, &l) == OSTIO_ELAYOUT);
+  CHECKF(strstr(ostio_last_error(), "overstriping") != NULL, "%s", ostio_last_error());
+  CHECK(access(at("over"), F_OK) < 0);
+  ostio__layout_destroy(want);
+  want = NULL;
+
+  /* issue 14 item 4b: the stripe sizes Lustre accepts, and the message
+   * naming the nearest ones (used by setstripe and the Lustre source) */
+  CHECK(ostio__check_lustre_stripe_size(65536, "stripe size") == 0);
+  CHECK(ostio__check_lustre_stripe_size(1 << 20, "stripe size") == 0);
+  CHECK(ostio__check_lustre_stripe_size(4294901760LL, "stripe size") == 0);
+  CHECK(ostio__check_lustre_stripe_size(1000, "hint striping_unit") == OSTIO_ELAYOUT);
+  CHECKF(strstr(ostio_last_error(), "hint striping_unit 1000") &&
+         strstr(ostio_last_error(), "multiple of 64 KiB") &&
+         strstr(ostio_last_error(), "64k (65536)") && !strstr(ostio_last_error(), " or "),
+         "%s", ostio_last_error());
+  CHECK(ostio__check_lustre_stripe_size(100000, "stripe size") == OSTIO_ELAYOUT);
+  CHECKF(strstr(ostio_last_error(), "64k (65536) or 128k (131072)"), "%s", ostio_last_error());
+  CHECK(ostio__check_lustre_stripe_size(3LL << 30 | 1, "stripe size") == OSTIO_ELAYOUT);
+  CHECKF(strstr(ostio_last_error(), "3g (3221225472) or 3145792k (3221291008)"), "%s",
+         ostio_last_error());
+  CHECK(ostio__check_lustre_stripe_size(4294967295LL, "stripe size") == OSTIO_ELAYOUT);
+  CHECKF(strstr(ostio_last_error(), "4194240k (4294901760)") && !strstr(ostio_last_error(), " or "),
+         "%s", ostio_last_error());
+  CHECK(ostio__check_lustre_stripe_size(0, "stripe size") == OSTIO_ELAYOUT);
   /* ... but an existing file's own record beats the hints */
   CHECK(ostio__layout_resolve(at("new1"), &h, &l) == 0 && l->comp[0].stripe_count == 4);
   ostio__layout_destroy(l);
@@ -125,6 +185,28 @@ int main(void)
   CHECK(getxattr(at("data"), OSTIO__LAYOUT_XATTR, rec, sizeof rec) < 0);
   CHECK(ostio__layout_create(dir, NULL, want, 0644, &l) == OSTIO_EISDIR);
   CHECK(ostio__layout_create(at("nodir/x"), NULL, want, 0644, &l) == OSTIO_ENOENT);
+  /* issue 14 item 6: the missing directory is named (before: "cannot
+   * create: No such file or directory", or "cannot read user.ostio.layout"
+   * without a layout) */
+  char want_msg[1200];
+  snprintf(want_msg, sizeof want_msg, "%s: directory %s does not exist", at("nodir/x"),
+           at("nodir"));
+  CHECKF(strstr(ostio_last_error(), want_msg), "%s", ostio_last_error());
+  CHECK(ostio__layout_create(at("nodir/x"), NULL, NULL, 0644, &l) == OSTIO_ENOENT);
+  CHECKF(strstr(ostio_last_error(), want_msg), "%s", ostio_last_error());
+  CHECK(resolve(at("nodir/x"), NULL, &l) == OSTIO_ENOENT && !l);
+  CHECKF(strstr(ostio_last_error(), want_msg), "%s", ostio_last_error());
+  snprintf(want_msg, sizeof want_msg, "directory %s does not exist", at("nodir"));
+  CHECK(ostio__layout_create(at("nodir/deeper/x"), NULL, want, 0644, &l) == OSTIO_ENOENT);
+  CHECKF(strstr(ostio_last_error(), want_msg), "%s", ostio_last_error());
+  snprintf(want_msg, sizeof want_msg, "%s is not a directory", at("data"));
+  CHECK(ostio__layout_create(at("data/x"), NULL, want, 0644, &l) == OSTIO_ENOTDIR);
+  CHECKF(strstr(ostio_last_error(), want_msg), "%s", ostio_last_error());
+  CHECK(resolve(at("data/x"), NULL, &l) == OSTIO_ENOTDIR);
+  CHECKF(strstr(ostio_last_error(), want_msg), "%s", ostio_last_error());
+  /* a missing file in a directory that exists: the plain message */
+  CHECK(ostio__layout_resolve(at("nofile"), NULL, &l) == OSTIO_ENOENT);
+  CHECKF(!strstr(ostio_last_error(), "does not exist"), "%s", ostio_last_error());
 
   /* a corrupt record is an error naming the path, not a silent default */
   CHECK(setxattr(at("plain"), OSTIO__LAYOUT_XATTR, "junk", 4, 0) == 0);

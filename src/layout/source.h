@@ -44,6 +44,25 @@ int ostio__hints_give_striping(const ostio__hints *h);
 /* The emulated record's xattr name. */
 #define OSTIO__LAYOUT_XATTR "user.ostio.layout"
 
+/* ---- Lustre's stripe-size rule (source_lustre.c) ----------------------- */
+#define OSTIO__LUSTRE_STRIPE_ALIGN 65536ll                 /* LOV_MIN_STRIPE_SIZE */
+#define OSTIO__LUSTRE_STRIPE_MAX   (OSTIO__STRIPE_SIZE_MAX / OSTIO__LUSTRE_STRIPE_ALIGN * \
+                                    OSTIO__LUSTRE_STRIPE_ALIGN)  /* 4 GiB - 64 KiB */
+/* 0 when Lustre accepts stripe size `size`: a multiple of 64 KiB from 64 KiB
+ * to 4 GiB - 64 KiB, as `lfs setstripe` requires. Else OSTIO_ELAYOUT with
+ * the detail "WHAT SIZE: ..." that names the rule and the nearest sizes
+ * Lustre accepts; what says where the size came from ("stripe size",
+ * "PATH: hint striping_unit"). Emulated layouts do not need it. */
+int ostio__check_lustre_stripe_size(int64_t size, const char *what);
+
+/* ---- the emulated source's OSTs (source_emulated.c) -------------------- */
+/* Gives each component that has no OST list the OSTs an emulated layout
+ * gets, the same for `ostio setstripe` and for files ostio_open creates:
+ * first_ost (0 when unknown), first_ost+1, ..., marked instantiated.
+ * Overstriping without a list is OSTIO_ELAYOUT (which OSTs the objects
+ * share is not known), as is a list that would pass INT32_MAX. */
+int ostio__layout_emulated_osts(ostio_layout *l);
+
 /* ---- sources.c: the resolution rules ---------------------------------- */
 /* Layout of path as the sources see it, honouring h->ostio_layout_source. */
 int ostio__layout_resolve(const char *path, const ostio__hints *h, ostio_layout **out);

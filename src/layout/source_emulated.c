@@ -5,6 +5,7 @@
  * xattrs (ext4, xfs, tmpfs, btrfs). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,9 +58,44 @@ static int query(const char *path, const ostio__hints *h, ostio_layout **out)
   return rc;
 }
 
-static int encode_checked(const char *path, const ostio_layout *l, char **text, size_t *len)
+int ostio__layout_emulated_osts(ostio_layout *l)
 {
-  int rc = ostio__record_encode(l, text, len);
+  for (int i = 0; l && i < l->ncomp; i++) {
+    ostio__comp *c = &l->comp[i];
+    if (c->osts) continue;
+    if (c->pattern & OSTIO_PATTERN_OVERSTRIPING)
+      return ostio__fail(OSTIO_ELAYOUT, "component %d: overstriping %d objects off Lustre "
+                         "needs an OST list saying which OSTs they share", i + 1,
+                         (int)c->stripe_count);
+    int32_t first = c->first_ost >= 0 ? c->first_ost : 0;
+    if (c->stripe_count < 1 || c->stripe_count > OSTIO_MAX_STRIPE_COUNT ||
+        first > INT32_MAX - c->stripe_count)
+      return ostio__fail(OSTIO_ELAYOUT, "component %d: %d objects from OST %d: expected a "
+                         "stripe count 1..%d and OSTs below 2^31", i + 1,
+                         (int)c->stripe_count, (int)first, OSTIO_MAX_STRIPE_COUNT);
+    int32_t *osts = malloc(sizeof(int32_t) * (size_t)c->stripe_count);
+    if (!osts) return ostio__fail(OSTIO_ENOMEM, "out of memory");
+    for (int32_t k = 0; k < c->stripe_count; k++) osts[k] = first + k;
+    c->osts = osts;
+    c->first_ost = first;
+    c->instantiated = 1;
+  }
+  return 0;
+}
+
+/* The text stored for l, with the OSTs an emulated layout gets filled in. */
+static int encode_checked(const char *path, const ostio_layout *given, char **text, size_t *len)
+{
+  ostio_layout *l = NULL;
+  int rc = ostio__layout_copy(given, &l);
+  if (rc == 0 && (rc = ostio__layout_emulated_osts(l)) < 0) {
+    char why[400];
+    snprintf(why, sizeof why, "%s", ostio_last_error());
+    rc = ostio__fail(rc, "%s: %s", path, why);
+  }
+  if (rc == 0) rc = ostio__layout_validate(l);
+  if (rc == 0) rc = ostio__record_encode(l, text, len);
+  ostio__layout_destroy(l);
   if (rc < 0) return rc;
   if (*len > 4000) {
     free(*text);

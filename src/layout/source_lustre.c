@@ -5,6 +5,7 @@
  * lustre.lov xattr (composite). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -74,12 +75,43 @@ static int apply(int fd, const char *path, const ostio_layout *l)
   return rc;
 }
 
+/* "64k (65536)": the shortest suffix form, then the bytes. */
+static void size_text(char *buf, size_t cap, int64_t v)
+{
+  static const struct { int64_t unit; char suffix; } units[] = {
+    {1ll << 40, 't'}, {1ll << 30, 'g'}, {1ll << 20, 'm'}, {1ll << 10, 'k'}};
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (v % units[i].unit == 0) {
+      snprintf(buf, cap, "%lld%c (%lld)", (long long)(v / units[i].unit), units[i].suffix,
+               (long long)v);
+      return;
+    }
+  snprintf(buf, cap, "%lld", (long long)v);
+}
+
+int ostio__check_lustre_stripe_size(int64_t size, const char *what)
+{
+  const int64_t a = OSTIO__LUSTRE_STRIPE_ALIGN, max = OSTIO__LUSTRE_STRIPE_MAX;
+  if (size >= a && size <= max && size % a == 0) return 0;
+  int64_t below = size > max ? max : size > 0 ? size / a * a : 0;
+  int64_t above = size > max ? 0 : size < a ? a : below + a;
+  char lo[64] = "", hi[64] = "";
+  if (below >= a) size_text(lo, sizeof lo, below);
+  if (above >= a && above <= max) size_text(hi, sizeof hi, above);
+  return ostio__fail(OSTIO_ELAYOUT, "%s %lld: Lustre needs a multiple of 64 KiB (65536 bytes), "
+                     "from 64k to 4194240k; nearest valid sizes: %s%s%s", what, (long long)size,
+                     lo, lo[0] && hi[0] ? " or " : "", hi);
+}
+
 static int check_lustre_limits(const char *path, const ostio_layout *l)
 {
-  for (int i = 0; i < l->ncomp; i++)
-    if (l->comp[i].stripe_size % 65536)
-      return ostio__fail(OSTIO_ELAYOUT, "%s: stripe size %lld: Lustre needs a multiple of "
-                         "64 KiB", path, (long long)l->comp[i].stripe_size);
+  char what[4200];
+  for (int i = 0; i < l->ncomp; i++) {
+    if (l->ncomp == 1) snprintf(what, sizeof what, "%s: stripe size", path);
+    else snprintf(what, sizeof what, "%s: component %d: stripe size", path, i + 1);
+    int rc = ostio__check_lustre_stripe_size(l->comp[i].stripe_size, what);
+    if (rc < 0) return rc;
+  }
   return 0;
 }
 

@@ -56,6 +56,32 @@ int ostio__open_new_or_empty(const char *path, mode_t mode, int flags, int *crea
   return fd;
 }
 
+/* When path cannot be reached because a directory on its way does not
+ * exist, or is not a directory, fails again with a detail naming it ("P:
+ * directory D does not exist", "P: F is not a directory"). Otherwise rc
+ * and its detail are returned unchanged: a missing file in a directory
+ * that exists is only a missing file. */
+static int explain_missing(const char *path, int rc)
+{
+  char dir[4096], up[4096], missing[4096] = "";
+  struct stat st;
+  if (rc != OSTIO_ENOENT && rc != OSTIO_ENOTDIR) return rc;
+  ostio__parent_dir(path, dir, sizeof dir);
+  for (;;) {
+    if (stat(dir, &st) == 0) {
+      if (!S_ISDIR(st.st_mode))
+        return ostio__fail(OSTIO_ENOTDIR, "%s: %s is not a directory", path, dir);
+      if (!missing[0]) return rc;
+      return ostio__fail(OSTIO_ENOENT, "%s: directory %s does not exist", path, missing);
+    }
+    if (errno != ENOENT && errno != ENOTDIR) return rc;
+    snprintf(missing, sizeof missing, "%s", dir);
+    ostio__parent_dir(dir, up, sizeof up);
+    if (!strcmp(up, dir)) return rc;
+    snprintf(dir, sizeof dir, "%s", up);
+  }
+}
+
 static int only(const ostio__layout_source *s, const char *path, const ostio__hints *h,
                 ostio_layout **out)
 {
@@ -90,7 +116,7 @@ int ostio__layout_resolve(const char *path, const ostio__hints *h, ostio_layout 
   }
   if (rc == 0 && !(*out)->source[0])
     snprintf((*out)->source, sizeof (*out)->source, "unknown");
-  return rc;
+  return explain_missing(path, rc);
 }
 
 int ostio__layout_create(const char *path, const ostio__hints *h,
@@ -107,11 +133,22 @@ int ostio__layout_create(const char *path, const ostio__hints *h,
     if (rc < 0 && rc != OSTIO_ENOLAYOUT) return rc;
     l = from_hints;
   }
-  rc = OSTIO_ENOLAYOUT;
+  /* A real layout from the hint striping_unit follows Lustre's rule (ROMIO
+   * passes it to Lustre, which refuses it; ROMIO then only warns on stderr
+   * and the file gets the default layout). An emulated layout may have
+   * any stripe size: the tests use 4 KiB and smaller. */
+  rc = 0;
+  if (from_hints && h->striping_unit > 0 && ostio__path_is_lustre(path)) {
+    char what[4200];
+    snprintf(what, sizeof what, "%s: hint striping_unit", path);
+    rc = ostio__check_lustre_stripe_size(from_hints->comp[0].stripe_size, what);
+  }
+  if (rc == 0) rc = OSTIO_ENOLAYOUT;
   for (size_t i = 0; i < NSOURCES && rc == OSTIO_ENOLAYOUT; i++)
     if (registry[i]->create) rc = registry[i]->create(path, l, mode);
   if (rc == OSTIO_ENOLAYOUT)
     rc = ostio__fail(OSTIO_ENOTSUP, "%s: no layout source can create files here", path);
+  rc = explain_missing(path, rc);
   if (rc == 0 && out) rc = ostio__layout_resolve(path, h, out);
   ostio__layout_destroy(from_hints);
   return rc;

@@ -1,6 +1,7 @@
 /* ostio setstripe: create a file with a layout, give one to an empty file,
  * or set a directory's default; options follow `lfs setstripe`. */
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,7 +19,10 @@ static const char *help =
   "PATH for files created in it later. A file that holds data is refused, as on\n"
   "Lustre, where a layout cannot change once objects exist. On Lustre the layout\n"
   "is set through the Lustre interface; elsewhere it is kept in the emulated\n"
-  "user.ostio.layout extended attribute.\n\n"
+  "user.ostio.layout extended attribute, and objects without -o get the OSTs\n"
+  "FIRST, FIRST+1, ... (FIRST from -i, else 0), as files created by ostio_open\n"
+  "with striping hints do. Stripe sizes are multiples of 64 KiB (65536 bytes)\n"
+  "from 64k to 4194240k, as `lfs setstripe` requires, unless --emulated.\n\n"
   "Options (they apply to the current component):\n"
   "  -c, --stripe-count N      objects to stripe over (1..2000)\n"
   "  -C, --overstripe-count N  objects, allowed to share OSTs (overstriping)\n"
@@ -30,6 +34,9 @@ static const char *help =
   "  -E, --component-end END   start a PFL component that ends at END (a size, or\n"
   "                            -1 / eof for end of file); later components inherit\n"
   "                            unspecified settings from the previous one\n"
+  "  --emulated                allow any stripe size from 1 byte: the layout is an\n"
+  "                            emulated one, for testing (off Lustre only; Lustre\n"
+  "                            refuses such sizes anyway)\n"
   "  --json                    print the resulting layout as JSON\n"
   "  -h, --help                show this help\n\n"
   "Examples:\n"
@@ -37,6 +44,7 @@ static const char *help =
   "  ostio setstripe -E 64m -c 1 -E eof -c 8 -S 4m big.dat\n";
 
 #define CMD "setstripe"
+#define OPT_EMULATED (OPT_JSON + 100)
 
 typedef struct {
   int64_t end, size;
@@ -59,7 +67,7 @@ static int parse_count(const char *arg, const char *what, int32_t *out)
 }
 
 /* Turns the specs into components; OST lists are made explicit off Lustre. */
-static int build(spec *specs, int n, int lustre, ostio_layout *l)
+static int build(spec *specs, int n, int lustre, int emulated, ostio_layout *l)
 {
   int64_t start = 0;
   for (int i = 0; i < n; i++) {
@@ -77,16 +85,24 @@ static int build(spec *specs, int n, int lustre, ostio_layout *l)
                      .stripe_count = s->count, .first_ost = s->have_first ? s->first : -1,
                      .pattern = OSTIO_PATTERN_RAID0 | (s->over ? OSTIO_PATTERN_OVERSTRIPING : 0)};
     memcpy(c.pool, s->pool, sizeof c.pool);
+    if (!emulated) {
+      char what[64] = "stripe size";
+      if (n > 1) snprintf(what, sizeof what, "component %d: stripe size", i + 1);
+      if (ostio__check_lustre_stripe_size(s->size, what) < 0)
+        return cli_usage_error(CMD, "%s; --emulated accepts any size from 1 byte, for an "
+                               "emulated layout (testing)", ostio_last_error());
+    }
+    /* Without -o, Lustre chooses the OSTs; off Lustre the emulated source
+     * numbers them from FIRST (ostio__layout_emulated_osts), as it does for
+     * the files ostio_open creates. */
     int32_t *osts = NULL;
-    if (s->osts || !lustre) {
-      if (s->over && !s->osts && !lustre)
-        return cli_usage_error(CMD, "overstriping off Lustre needs -o LIST to say which OSTs "
-                               "the %d objects share", (int)s->count);
+    if (s->over && !s->osts && !lustre)
+      return cli_usage_error(CMD, "overstriping off Lustre needs -o LIST to say which OSTs "
+                             "the %d objects share", (int)s->count);
+    if (s->osts) {
       osts = malloc(sizeof(int32_t) * (size_t)c.stripe_count);
       if (!osts) return cli_runtime_error(CMD, "out of memory");
-      int32_t first = s->have_first && s->first >= 0 ? s->first : 0;
-      for (int32_t k = 0; k < c.stripe_count; k++)
-        osts[k] = s->osts ? s->osts[k % s->nosts] : first + k;
+      for (int32_t k = 0; k < c.stripe_count; k++) osts[k] = s->osts[k % s->nosts];
       c.osts = osts;
       c.first_ost = osts[0];
       c.instantiated = 1;
@@ -135,11 +151,12 @@ int cmd_setstripe(int argc, char **argv)
     {"ost", required_argument, NULL, 'o'},
     {"pool", required_argument, NULL, 'p'},
     {"component-end", required_argument, NULL, 'E'},
+    {"emulated", no_argument, NULL, OPT_EMULATED},
     {"json", no_argument, NULL, OPT_JSON},
     {"help", no_argument, NULL, 'h'},
     {0, 0, 0, 0}};
   spec specs[OSTIO_MAX_COMPONENTS];
-  int n = 0, json = 0, pfl = 0, c, status = CLI_OK;
+  int n = 0, json = 0, emulated = 0, pfl = 0, c, status = CLI_OK;
   int32_t ostbuf[OSTIO_MAX_COMPONENTS][64];
   ostio_layout *l = NULL;
   memset(specs, 0, sizeof specs);
@@ -152,6 +169,7 @@ int cmd_setstripe(int argc, char **argv)
     switch (c) {
     case 'h': fputs(help, stdout); return CLI_OK;
     case OPT_JSON: json = 1; break;
+    case OPT_EMULATED: emulated = 1; break;
     case 'c': case 'C':
       if (parse_count(optarg, c == 'c' ? "stripe count" : "overstripe count", &s->count))
         return CLI_USAGE;
@@ -208,7 +226,7 @@ int cmd_setstripe(int argc, char **argv)
     return cli_usage_error(CMD, optind >= argc ? "no PATH given" : "give exactly one PATH");
   if (!(l = ostio__layout_new())) return cli_runtime_error(CMD, "out of memory");
   const char *path = argv[optind];
-  status = build(specs, n, ostio__path_is_lustre(path), l);
+  status = build(specs, n, ostio__path_is_lustre(path), emulated, l);
   if (status == CLI_OK) status = apply(path, l, json);
   ostio__layout_destroy(l);
   return status;

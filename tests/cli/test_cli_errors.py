@@ -179,12 +179,21 @@ class TestRuntimeErrors(CliTestCase):
         self.ok("setstripe", "-C", "2", "-o", "1,1", "g")
         self.assertEqual(self.layout("g")["components"][0]["osts"], [1, 1])
 
+    # issue 14 item 6: the message said "cannot create: No such file or
+    # directory" without saying which directory was missing
     def test_setstripe_in_missing_directory(self):
-        r = self.assert_fails(1, "setstripe", ["-c", "2", "nodir/f"], ["nodir/f"])
+        r = self.assert_fails(1, "setstripe", ["-c", "2", "nodir/f"],
+                              ["nodir/f", "directory nodir does not exist"])
         self.assertEqual(r.stdout, "")
         self.assertEqual(os.listdir(self.tmp), [])
-        self.assert_fails(1, "setstripe", ["-c", "2", self.p("nodir", "f")], [self.p("nodir", "f")])
+        self.assert_fails(1, "setstripe", ["-c", "2", self.p("nodir", "f")],
+                          [self.p("nodir", "f"), "directory %s does not exist" % self.p("nodir")])
         self.assertEqual(os.listdir(self.tmp), [])
+        self.mkdir("a")
+        self.assert_fails(1, "setstripe", ["-c", "2", "a/b/c/f"], ["directory a/b does not exist"])
+        self.assertEqual(os.listdir(self.p("a")), [])
+        self.write("file")
+        self.assert_fails(1, "setstripe", ["-c", "2", "file/f"], ["file is not a directory"])
 
     def test_setstripe_on_fifo_is_refused_without_hanging(self):
         os.mkfifo(self.p("fifo"))

@@ -9,6 +9,7 @@ reference Lustre mapping) and the runner are in common.py next to this file.
 """
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -172,6 +173,63 @@ class TestGetstripe(CliTestCase):
         self.ok("setstripe", "-c", "2", name)
         arr = self.json_of("getstripe", "--json", name)
         self.assertEqual(arr[0]["path"], name)
+
+
+# ---------------------------------------------------------------------------
+# issue 14 item 5: a file created by the library (ostio_open with striping
+# hints; `container flatten OUT --stripe-count` opens OUT that way) showed
+# lmm_stripe_offset -1 and no objects, and the statistics counted 0 OSTs.
+
+
+class TestFilesCreatedByTheLibrary(CliTestCase):
+
+    def test_created_file_has_its_osts_like_setstripe(self):
+        self.write("src", bytes(range(256)) * 1024)  # 256 KiB
+        r = self.ok("container", "flatten", "src", "out", "--stripe-count", "4",
+                    "--stripe-size", "64k", env={"OSTIO_STATS": "1"}, timeout=60)
+        comps = common.parse_record(self.xattr("out"))
+        self.assertEqual(len(comps), 1)
+        self.assertEqual((comps[0]["stripe_count"], comps[0]["stripe_size"],
+                          comps[0]["first_ost"], comps[0]["instantiated"]),
+                         ("4", "65536", "0", "1"))
+        self.assertEqual(common.expand_osts(comps[0]["osts"]), [0, 1, 2, 3])
+        out = self.ok("getstripe", "out").stdout
+        fields, objects = parse_getstripe_text(out)
+        self.assertEqual(fields["lmm_stripe_offset"], "0", out)
+        self.assertEqual(objects, [(0, 0), (1, 1), (2, 2), (3, 3)], out)
+        self.assertNotIn("-1", out)
+        # setstripe gives the same OSTs to the same layout
+        self.ok("setstripe", "-c", "4", "-S", "64k", "same")
+        self.assertEqual(self.xattr("same"), self.xattr("out"))
+        # and the statistics now count OSTs
+        m = re.search(r"OSTs per aggregator per call: max (\d+)", r.stderr)
+        self.assertIsNotNone(m, r.stderr)
+        self.assertGreater(int(m.group(1)), 0, r.stderr)
+
+    def test_start_iodevice_is_the_first_ost(self):
+        self.write("src", b"x" * 4096)
+        self.ok("container", "flatten", "src", "out", "--stripe-count", "3",
+                hints="*:start_iodevice=5", timeout=60)
+        c = self.layout("out")["components"][0]
+        self.assertEqual((c["stripe_count"], c["osts"]), (3, [5, 6, 7]))
+
+
+# ---------------------------------------------------------------------------
+# issue 14 item 6: a missing directory was "No such file or directory" only
+
+
+class TestMissingDirectory(CliTestCase):
+
+    def test_missing_directory_is_named(self):
+        r = self.assert_fails(1, "getstripe", ["nodir/f"], ["nodir/f", "directory nodir does not exist"])
+        self.assertEqual(r.stdout, "")
+        os.mkdir(self.p("a"))
+        self.assert_fails(1, "getstripe", ["a/b/c/f"], ["directory a/b does not exist"])
+        self.write("file")
+        self.assert_fails(1, "getstripe", ["file/f"], ["file is not a directory"])
+        # a missing file in a directory that exists is only a missing file
+        r = self.assert_fails(1, "getstripe", ["a/f"], ["a/f"])
+        self.assertNotIn("does not exist", r.stderr)
 
 
 if __name__ == "__main__":

@@ -291,5 +291,64 @@ class TestSetstripeFile(CliTestCase):
         self.assertEqual(cs[1]["pool"], "big")
 
 
+# ---------------------------------------------------------------------------
+# issue 14 item 4b: the stripe size rule of Lustre (a multiple of 64 KiB).
+# Before, `setstripe -S 1000 f` made f with 1000-byte stripes and exit 0.
+
+
+class TestStripeSizeRule(CliTestCase):
+
+    def refused(self, args, needles):
+        r = self.run_ostio("setstripe", *args)
+        self.assertEqual(r.returncode, 2, "setstripe %s: exit %d\nstdout:\n%s\nstderr:\n%s"
+                         % (" ".join(args), r.returncode, r.stdout, r.stderr))
+        self.assertTrue(r.stderr.startswith("ostio setstripe: "), r.stderr)
+        for n in needles:
+            self.assertIn(n, r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(os.listdir(self.tmp), [], "a refused setstripe left something")
+        return r
+
+    def test_size_not_a_multiple_of_64k_is_refused_with_the_nearest_sizes(self):
+        r = self.refused(["-S", "1000", "-c", "2", "f"],
+                         ["1000", "multiple of 64 KiB", "65536", "--emulated"])
+        self.assertNotIn("0 (", r.stderr)  # no stripe size 0 proposed below 64 KiB
+        self.refused(["-S", "100000", "f"], ["100000", "64k (65536)", "128k (131072)"])
+        self.refused(["-S", "1048577", "f"],
+                     ["1048577", "1m (1048576)", "1088k (1114112)"])
+        self.refused(["-S", "4194303k", "f"], ["4294966272", "4194240k (4294901760)"])
+
+    def test_every_component_is_checked(self):
+        self.refused(["-E", "64m", "-c", "1", "-S", "1m", "-E", "eof", "-S", "96k", "f"],
+                     ["98304", "64k (65536)", "128k (131072)", "component 2"])
+
+    def test_directory_default_is_checked(self):
+        self.mkdir("d")
+        r = self.run_ostio("setstripe", "-S", "4k", "d")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("4096", r.stderr)
+        self.assertEqual(os.listxattr(self.p("d")), [])
+
+    def test_multiples_of_64k_are_accepted(self):
+        for size in ("64k", "192k", "1m", "4194240k"):
+            with self.subTest(size=size):
+                self.ok("setstripe", "-S", size, "f" + size)
+
+    def test_emulated_flag_allows_any_size(self):
+        r = self.ok("setstripe", "--emulated", "-S", "1000", "-c", "2", "f")
+        self.assertEqual(r.stderr, "")
+        comps = parse_record(self.xattr("f"))
+        self.assertEqual((comps[0]["stripe_size"], comps[0]["stripe_count"]), ("1000", "2"))
+        self.assertEqual(expand_osts(comps[0]["osts"]), [0, 1])
+        # anywhere on the command line, and for a 1-byte stripe
+        self.ok("setstripe", "-S", "1", "g", "--emulated")
+        self.assertEqual(self.layout("g")["components"][0]["stripe_size"], 1)
+
+    def test_help_documents_the_rule_and_the_flag(self):
+        out = self.ok("setstripe", "--help").stdout
+        self.assertIn("--emulated", out)
+        self.assertIn("64 KiB", out)
+
+
 if __name__ == "__main__":
     sys.exit(common.main())
