@@ -241,7 +241,7 @@ int ostio_close(ostio_file **fhp)
   ostio__stats_info info = {
     .path = fh->path, .nprocs = fh->nprocs, .stripe_count = c0->stripe_count,
     .stripe_size = c0->stripe_size, .ncomponents = fh->layout->ncomp,
-    .layout_source = fh->layout->source, .strategy = strat,
+    .layout_source = fh->layout->source, .strategy = strat, .hints = &fh->hints,
   };
   int rc = ostio__stats_report(fh->comm, &fh->stats, &info, getenv("OSTIO_STATS"));
   int rc2 = 0;

@@ -5,8 +5,11 @@
 #ifndef OSTIO_STATS_STATS_H
 #define OSTIO_STATS_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <mpi.h>
+
+#include "hints/hints.h"
 
 /* X(name, reduce, description). reduce: SUM (the report shows the total
  * over ranks and the largest rank) or MAX (the report shows the largest). */
@@ -77,6 +80,7 @@ typedef struct ostio__stats_info {
   int ncomponents;
   const char *layout_source;   /* "lustre", "emulated", ...               */
   const char *strategy;        /* hint value: "auto", "ost", ...          */
+  const ostio__hints *hints;   /* for its unknown keys; NULL: none        */
 } ostio__stats_info;
 
 static inline void ostio__stat_add(ostio__stats *s, ostio__stat_id id, int64_t v)
@@ -104,19 +108,58 @@ typedef struct ostio__stats_reduced {
 /* Pure: folds one rank's stats in (start from ostio__stats_reduced_init). */
 void ostio__stats_reduced_init(ostio__stats_reduced *r);
 void ostio__stats_fold(ostio__stats_reduced *r, const ostio__stats *s);
-/* Pure: the text report (MPICH_MPIIO_STATS style) and the JSON document
- * ({"format":"ostio-stats","version":1,...}). *out is malloc'ed. */
+/* Pure: the text report (MPICH_MPIIO_STATS style), and one file's JSON
+ * object (an element of "files" in the job document). *out is malloc'ed. */
 int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_info *info,
                              char **out);
 int ostio__stats_format_json(const ostio__stats_reduced *r, const ostio__stats_info *info,
                              char **out);
 
+/* OSTIO_STATS modes. */
+enum { OSTIO__STATS_OFF = 0, OSTIO__STATS_TEXT = 1, OSTIO__STATS_JSON = 2 };
+
+/* Pure: parses an OSTIO_STATS value (NULL, "", "0", "1", "json:PATH" with
+ * PATH patterns %r %p %j %%). 0 and *mode; or OSTIO_EINVAL, *mode OFF and in
+ * why one line naming the variable, the value and the accepted forms (the
+ * warning's text). Sets no error detail. */
+int ostio__stats_parse_spec(const char *spec, int *mode, char *why, size_t cap);
+
+/* What a PATH pattern expands to, for the process that writes. */
+typedef struct ostio__stats_jobid {
+  char id[128];          /* SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, FLUX_JOB_ID, or "pid<pid>" */
+  const char *source;    /* the variable's name, or "pid"                          */
+  long pid;              /* getpid()                                               */
+  int world_rank, world_size; /* in MPI_COMM_WORLD (0 and 1 without MPI)           */
+} ostio__stats_jobid;
+void ostio__stats_jobid_get(ostio__stats_jobid *id);
+/* Pure: pattern with %r (world rank), %p (pid), %j (job id, '/' made '_')
+ * and %% expanded. OSTIO_EINVAL for another or a final '%', OSTIO_ERANGE
+ * when out is too small. Sets no error detail. */
+int ostio__stats_expand_path(const char *pattern, const ostio__stats_jobid *id, char *out,
+                             size_t cap);
+
+/* The job document ({"format": "ostio-stats", "version": 2, ...}, see
+ * docs/stats.md): every file reported by this process to one PATH, and the
+ * job-wide summary. Pure. The first max_files files are listed; the others
+ * only count in the summary. */
+typedef struct ostio__stats_job ostio__stats_job;
+ostio__stats_job *ostio__stats_job_new(const ostio__stats_jobid *id, int max_files);
+int ostio__stats_job_add(ostio__stats_job *job, const ostio__stats_reduced *r,
+                         const ostio__stats_info *info);
+int ostio__stats_job_format(const ostio__stats_job *job, char **out);
+void ostio__stats_job_free(ostio__stats_job *job);
+#define OSTIO__STATS_MAX_FILES 1024
+
 /* Collective over comm: reduces everyone's stats to rank 0, which acts on
- * spec (the value of OSTIO_STATS): NULL, "" or "0": nothing; "1": text
- * report to stderr; "json:PATH": JSON written to PATH by rank 0. Returns the
- * same code on every rank; a bad spec is OSTIO_EINVAL naming what is
- * accepted, a PATH that cannot be written is the errno's code. */
+ * its spec (the value of OSTIO_STATS; the other ranks' are not looked at):
+ * off; "1": text report to stderr; "json:PATH": the job document rewritten
+ * atomically at PATH. Statistics never fail the caller: a bad spec or a
+ * report that cannot be written makes rank 0 warn once per process on
+ * stderr, and every rank returns 0. Only misuse fails (NULL stats on any
+ * rank: agreed OSTIO_EINVAL; MPI_COMM_NULL or MPI not running). */
 int ostio__stats_report(MPI_Comm comm, const ostio__stats *s, const ostio__stats_info *info,
                         const char *spec);
+/* Tests: forgets the process's job document and that it warned. */
+void ostio__stats_reset(void);
 
 #endif

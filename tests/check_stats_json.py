@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Checks an OSTIO_STATS=json:PATH document (format "ostio-stats", version 2)
+with Python's json module and prints facts about it, one `key=value` per line,
+for the C tests to compare (tests/test_stats_mpi.c). Exit status 1, with the
+reason on stderr, when the document does not parse or breaks the format
+described in docs/stats.md.
+
+Usage: check_stats_json.py PATH
+"""
+import json
+import math
+import sys
+
+
+def fail(why):
+    sys.stderr.write("check_stats_json: %s\n" % why)
+    sys.exit(1)
+
+
+def no_nan(x):
+    raise ValueError("non-standard number %s" % x)
+
+
+def main():
+    if len(sys.argv) != 2:
+        fail("usage: check_stats_json.py PATH")
+    try:
+        with open(sys.argv[1], "rb") as f:
+            raw = f.read()
+        doc = json.loads(raw.decode("utf-8"), parse_constant=no_nan)
+    except (OSError, ValueError) as ex:
+        fail("%s: %s" % (sys.argv[1], ex))
+    if not isinstance(doc, dict) or list(doc)[:2] != ["format", "version"]:
+        fail("the document does not start with format and version")
+    if doc["format"] != "ostio-stats" or doc["version"] != 2:
+        fail("format %r version %r" % (doc["format"], doc["version"]))
+    for key in ("job", "summary", "files"):
+        if key not in doc:
+            fail("no %s" % key)
+    job, summ, files = doc["job"], doc["summary"], doc["files"]
+    for key in ("id", "id_source", "pid", "world_rank", "world_size"):
+        if key not in job:
+            fail("job has no %s" % key)
+    if summ["files_listed"] != len(files):
+        fail("files_listed %d, %d files" % (summ["files_listed"], len(files)))
+    if summ["files"] != summ["files_listed"] + summ["files_omitted"]:
+        fail("files != files_listed + files_omitted")
+    names = list(files[0]["counters"]) if files else []
+    for f in files:
+        for key in ("file", "nprocs", "layout", "strategy", "unknown_hints", "counters",
+                    "timers", "derived"):
+            if key not in f:
+                fail("a file has no %s" % key)
+    # With nothing omitted, the summary is the fold of the files.
+    if summ["files_omitted"] == 0 and files:
+        for n in names:
+            got = summ["counters"][n]
+            if n in ("aggr_max", "rounds", "objects_max", "osts_max"):
+                want = max(f["counters"][n]["max"] for f in files)
+            else:
+                want = sum(f["counters"][n]["sum"] for f in files)
+            if got != want:
+                fail("summary counter %s is %r, the files give %r" % (n, got, want))
+        for t in files[0]["timers"]:
+            s = sum(f["timers"][t]["sum"] or 0 for f in files)
+            if not math.isclose(summ["timers"][t]["sum"], s, rel_tol=1e-6, abs_tol=1e-9):
+                fail("summary timer %s.sum is %r, the files give %r"
+                     % (t, summ["timers"][t]["sum"], s))
+        slow = summ["slowest_file"]
+        best = max(range(len(files)), key=lambda i: files[i]["timers"]["time_io"]["max"] or 0)
+        if slow["index"] != best or slow["file"] != files[best]["file"]:
+            fail("slowest_file %r, expected index %d" % (slow, best))
+    print("files=%d" % summ["files"])
+    print("files_listed=%d" % summ["files_listed"])
+    print("files_omitted=%d" % summ["files_omitted"])
+    print("names=%s" % "|".join(str(f["file"]) for f in files))
+    print("nprocs=%s" % "|".join(str(f["nprocs"]) for f in files))
+    print("job_id=%s" % job["id"])
+    print("job_id_source=%s" % job["id_source"])
+    print("pid=%s" % job["pid"])
+    print("world_rank=%s" % job["world_rank"])
+    print("coll_writes=%d" % summ["counters"]["coll_writes"])
+    print("objects_max=%d" % summ["counters"]["objects_max"])
+    print("strategies=%s" % ",".join("%s:%d" % kv for kv in sorted(summ["strategies"].items())))
+    print("slowest=%s" % (summ["slowest_file"]["file"] if files else None))
+    print("unknown_hints=%s" % "|".join(u["key"] + ">" + str(u["suggestion"])
+                                        for u in summ["unknown_hints"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
