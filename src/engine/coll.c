@@ -127,9 +127,8 @@ static int local_io(ostio_file *fh, int is_write, const ostio__ext *e, size_t ne
   ostio__io_req *r = malloc(ne * sizeof *r);
   if (!r) return ostio__fail(OSTIO_ENOMEM, "independent: no memory for %zu requests", ne);
   for (size_t i = 0; i < ne; i++) r[i] = (ostio__io_req){e[i].off, e[i].len, buf + e[i].pos};
-  double t0 = ostio__now();
+  /* time_io: counted by the io layer (src/io/io.c), once. */
   int rc = is_write ? ostio__io_write_batch(&fh->io, r, ne) : ostio__io_read_batch(&fh->io, r, ne);
-  fh->stats.t[OSTIO__T_time_io] += ostio__now() - t0;
   free(r);
   count_touch(fh, e, ne, sizeof *e);
   return rc;

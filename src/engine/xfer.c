@@ -214,14 +214,12 @@ static void do_io(run_state *st, slot *sl, slot *other)
 {
   const ostio__xfer *x = st->x;
   if (x->myagg < 0 || sl->nsegs == 0 || st->rc < 0) return;
-  double t0 = ostio__now();
   size_t nr = 0, i = 0;
   int rc = 0;
   if (sl->direct) { /* the batch merges what is adjacent in file and memory */
     for (size_t k = 0; k < sl->nself; k++)
       st->reqs[k] = (ostio__io_req){sl->self[k].off, sl->self[k].len, x->ubuf + sl->self[k].pos};
     note(st, issue(st, sl->nself, x->is_write, other));
-    stats(st)->t[OSTIO__T_time_io] += ostio__now() - t0;
     return;
   }
   while (i < sl->nsegs && rc == 0) {
@@ -255,8 +253,7 @@ static void do_io(run_state *st, slot *sl, slot *other)
     i = j;
   }
   if (rc == 0 && nr) rc = issue(st, nr, x->is_write, other);
-  note(st, rc);
-  stats(st)->t[OSTIO__T_time_io] += ostio__now() - t0;
+  note(st, rc); /* time_io: counted once, by the io layer (src/io/io.c) */
 }
 
 static int setup(run_state *st, const ostio__xfer *x)
