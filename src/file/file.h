@@ -59,7 +59,6 @@ void ostio__file_log_free(ostio_file *fh);
 int ostio__file_log_size(ostio_file *fh, int64_t *size);
 int ostio__file_log_set_size(ostio_file *fh, int64_t size, int rc);
 int ostio__file_log_sync(ostio_file *fh);
-int ostio__file_log_delete(ostio_file *fh);
 int ostio__file_log_write_at(ostio_file *fh, int64_t off, const void *buf, size_t len);
 int ostio__file_log_read_at(ostio_file *fh, int64_t off, void *buf, size_t len);
 int ostio__file_log_coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n,

@@ -352,12 +352,6 @@ int ostio__file_log_sync(ostio_file *fh)
   return next_epoch(fh);
 }
 
-int ostio__file_log_delete(ostio_file *fh)
-{
-  int rc = fh->rank == 0 ? ostio__log_remove(fh->path) : 0;
-  return ostio__agree(fh->comm, rc);
-}
-
 /* ---- reads and writes ------------------------------------------------------------------ */
 
 /* One data copy of a read: src bytes at phys into buf. */
