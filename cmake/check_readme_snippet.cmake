@@ -1,0 +1,28 @@
+# cmake -DREADME=README.md -DSOURCE=examples/write_read.c -P check_readme_snippet.cmake
+# Fails unless the C block of README.md's "## Using the library" section is
+# pasted verbatim from SOURCE (issue 14: the README's code must compile).
+file(READ "${README}" readme)
+file(READ "${SOURCE}" source)
+string(FIND "${readme}" "## Using the library" at)
+if(at LESS 0)
+  message(FATAL_ERROR "${README}: no \"## Using the library\" section")
+endif()
+string(SUBSTRING "${readme}" ${at} -1 section)
+string(FIND "${section}" "```c\n" begin)
+if(begin LESS 0)
+  message(FATAL_ERROR "${README}: no ```c block in \"Using the library\"")
+endif()
+math(EXPR begin "${begin} + 5")
+string(SUBSTRING "${section}" ${begin} -1 section)
+string(FIND "${section}" "```" end)
+string(SUBSTRING "${section}" 0 ${end} snippet)
+string(LENGTH "${snippet}" len)
+if(len LESS 200)
+  message(FATAL_ERROR "${README}: the C block is too short (${len} bytes) to be the example")
+endif()
+string(FIND "${source}" "${snippet}" found)
+if(found LESS 0)
+  message(FATAL_ERROR "${README}: the C block of \"Using the library\" is not a verbatim "
+          "part of ${SOURCE}; paste it again from between the README markers")
+endif()
+message(STATUS "README.md's \"Using the library\" block (${len} bytes) is verbatim in ${SOURCE}")
