@@ -45,15 +45,15 @@ static const char *help =
   "Subcommands:\n"
   "  create PATH [--objects K] [--stripe-size S]   make a new, empty striped container\n"
   "  create PATH --log [--hostdirs N]              make a new, empty log container\n"
-  "  ls PATH                     the object files or logs, their sizes (and OSTs)\n"
-  "  stat PATH                   the manifest, the logical size and the size record\n"
-  "  check PATH                  verify manifest, objects/logs and sizes; exit 1 on problems\n"
+  "  ls [--json] PATH            the object files or logs, their sizes (and OSTs)\n"
+  "  stat [--json] PATH          the manifest, the logical size and the size record\n"
+  "  check [--json] PATH         verify manifest, objects/logs and sizes; exit 1 on problems\n"
   "  flatten PATH OUT [--stripe-count N] [--stripe-size S] [--chunk SIZE]\n"
   "                              copy into a new plain file (parallel under mpiexec)\n"
   "  map [--records] PATH        log: the logical-to-physical map (or the records)\n"
   "  recover PATH                log: repair what check reports (torn records, ...)\n"
   "  compact PATH                log: write one merged index (index.compact)\n\n"
-  "Every subcommand takes --help; ls and stat take --json.\n"
+  "Every subcommand takes --help; ls, stat and check take --json.\n"
   "Exit status: 0 success (check: no problems), 1 runtime error (check: problems\n"
   "found, each named on stderr), 2 usage error.\n";
 
@@ -317,34 +317,94 @@ done:
 
 /* ---- check ---------------------------------------------------------------------- */
 
-static void print_problem(void *arg, const char *msg)
+/* The findings of one check: printed at once (text), or kept for the JSON. */
+typedef struct check_out {
+  int json;
+  char **msg;
+  size_t n, cap;
+  int oom;
+} check_out;
+
+static void report_problem(void *arg, const char *msg)
 {
-  (void)arg;
-  fprintf(stderr, "ostio container check: %s\n", msg);
+  check_out *o = arg;
+  if (!o->json) {
+    fprintf(stderr, "ostio container check: %s\n", msg);
+    return;
+  }
+  if (o->n == o->cap) {
+    size_t c = o->cap ? 2 * o->cap : 8;
+    char **m = realloc(o->msg, c * sizeof *m);
+    if (!m) { o->oom = 1; return; }
+    o->msg = m;
+    o->cap = c;
+  }
+  if (!(o->msg[o->n] = strdup(msg))) { o->oom = 1; return; }
+  o->n++;
 }
 
 static int sub_check(int argc, char **argv)
 {
   static const char *usage =
-    "Usage: ostio container check PATH\n\n"
+    "Usage: ostio container check [--json] PATH\n\n"
     "Verifies the container PATH: the manifest (magic, version, checksum, keys,\n"
     "object names), that every object file exists as a regular file, the size\n"
     "record against the sizes the objects imply, and that nothing else lies in\n"
-    "the directory. Exit 0: no problems; 1: problems found, each on stderr.\n";
+    "the directory; for a log container its data and index logs (torn or damaged\n"
+    "records, records past their data log, names outside the grammar, a stale\n"
+    "index.compact). Exit 0: no problems; 1: problems found, each on stderr.\n\n"
+    "  --json  print {\"path\", \"kind\", \"ok\", \"findings\": [one sentence per\n"
+    "          problem]} on stdout instead (and \"error\" when PATH cannot be read\n"
+    "          as a container); the exit status is the same\n";
   sub_opts o;
-  int rc = parse("check", usage, argc, argv, 0, &o);
+  int rc = parse("check", usage, argc, argv, A_JSON, &o);
   if (rc) return rc < 0 ? CLI_OK : rc;
   if (argc - optind != 1) return cli_usage_error(CMD " check", "expected one PATH");
   const char *path = argv[optind];
-  int n = ostio__ctr_check(path, print_problem, NULL);
-  if (n < 0) return cli_lib_error(CMD " check", n);
-  if (n > 0) {
-    fprintf(stderr, "ostio container check: %s: %d problem%s found\n", path, n,
-            n == 1 ? "" : "s");
-    return CLI_ERROR;
+  check_out out = {.json = o.json};
+  int n = ostio__ctr_check(path, report_problem, &out);
+  int status = CLI_OK;
+  if (n < 0) {
+    if (o.json) {
+      printf("{\"path\": ");
+      json_string(stdout, path);
+      printf(", \"kind\": null, \"ok\": false, \"findings\": [], \"error\": ");
+      char detail[1024];
+      snprintf(detail, sizeof detail, "%s (%s)", ostio_last_error(), ostio_errname(n));
+      json_string(stdout, detail);
+      printf("}\n");
+    }
+    status = cli_lib_error(CMD " check", n);
+  } else if (out.oom) {
+    status = cli_runtime_error(CMD " check", "%s: out of memory listing the findings", path);
+  } else {
+    if (o.json) {
+      int kind = 0;
+      const char *kname = ostio__ctr_kind_of(path, &kind) == 0 ? ostio__ctr_kind_name(kind) : NULL;
+      ostio__clear_error();
+      printf("{\"path\": ");
+      json_string(stdout, path);
+      printf(", \"kind\": ");
+      if (kname) json_string(stdout, kname);
+      else printf("null");
+      printf(", \"ok\": %s, \"findings\": [", n == 0 ? "true" : "false");
+      for (size_t i = 0; i < out.n; i++) {
+        if (i) printf(", ");
+        json_string(stdout, out.msg[i]);
+      }
+      printf("]}\n");
+    } else if (n == 0) {
+      printf("%s: ok\n", path);
+    }
+    if (n > 0) {
+      fprintf(stderr, "ostio container check: %s: %d problem%s found\n", path, n,
+              n == 1 ? "" : "s");
+      status = CLI_ERROR;
+    }
   }
-  printf("%s: ok\n", path);
-  return CLI_OK;
+  for (size_t i = 0; i < out.n; i++) free(out.msg[i]);
+  free(out.msg);
+  return status;
 }
 
 /* ---- flatten --------------------------------------------------------------------- */

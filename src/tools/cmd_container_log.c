@@ -117,6 +117,8 @@ static int args(const char *who, const char *usage, int argc, char **argv, const
         *flag = 1;
         continue;
       }
+      if (!strcmp(argv[i], "--json"))   /* as parse() in cmd_container.c says it */
+        return cli_usage_error(who, "option --json does not apply here");
       return cli_usage_error(who, "unknown option '%s'", argv[i]);
     }
     if (*path) return cli_usage_error(who, "expected one PATH");

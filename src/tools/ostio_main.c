@@ -15,7 +15,8 @@ static const cli_command commands[] = {
    .run = cmd_map},
   {.name = "hints", .summary = "list the effective hints for a path (OSTIO_HINTS applied)",
    .run = cmd_hints},
-  {.name = "container", .summary = "create, list, check or flatten striped containers",
+  {.name = "container",
+   .summary = "striped and log containers: create, ls, stat, check, flatten, map, recover, compact",
    .run = cmd_container},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -28,7 +29,8 @@ static void usage(FILE *f)
           ostio_version_string());
   for (size_t i = 0; i < NCOMMANDS; i++)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf(f, "\nEvery command takes --json for machine-readable output.\n"
+  fprintf(f, "\nEvery command takes --help. getstripe, setstripe, map, hints and\n"
+             "container ls|stat|check take --json for machine-readable output.\n"
              "Exit status: 0 success, 1 runtime error, 2 usage error.\n");
 }
 

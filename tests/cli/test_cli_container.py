@@ -160,6 +160,60 @@ class TestContainer(CliTestCase):
         # ostio_open refuses it too (getstripe opens it)
         self.fails(1, ["getstripe", "c"], ["obj.0002) is missing"])
 
+    def test_check_json(self):
+        """Issue 14: `container check --json` was refused ("does not apply") although
+        --help promised --json. JSON: path, kind, ok, findings; exit as without it."""
+        self.ok("container", "create", "c", "--objects", "3", "--stripe-size", "64k")
+        self.fill("c", 3, 65536, 7 * 65536 + 10, state="clean")
+        self.assertEqual(self.json_of("container", "check", "--json", "c"),
+                         {"path": "c", "kind": "striped", "ok": True, "findings": []})
+        os.truncate(self.p("c", "obj.0001"), 100)
+        os.remove(self.p("c", "obj.0002"))
+        open(self.p("c", "stray"), "w").close()
+        text = self.fails(1, ["container", "check", "c"])
+        r = self.fails(1, ["container", "check", "c", "--json"], ["2 problems found"])
+        doc = json.loads(r.stdout)
+        self.assertEqual((doc["path"], doc["kind"], doc["ok"]), ("c", "striped", False))
+        self.assertEqual(len(doc["findings"]), 2, doc)
+        self.assertTrue(all(isinstance(f, str) and f for f in doc["findings"]), doc)
+        # The same sentences the text form prints, one per finding.
+        for f in doc["findings"]:
+            self.assertIn("ostio container check: " + f + "\n", text.stderr)
+        self.assertTrue(any("obj.0002) is missing" in f for f in doc["findings"]), doc)
+        self.assertTrue(any("\"stray\" is not part" in f for f in doc["findings"]), doc)
+        # A log container, clean and then with a foreign file.
+        self.ok("container", "create", "lg", "--log")
+        self.assertEqual(self.json_of("container", "check", "--json", "lg"),
+                         {"path": "lg", "kind": "log", "ok": True, "findings": []})
+        open(self.p("lg", "junk"), "w").close()
+        doc = json.loads(self.fails(1, ["container", "check", "--json", "lg"]).stdout)
+        self.assertEqual((doc["kind"], doc["ok"], len(doc["findings"])), ("log", False, 1), doc)
+        self.assertIn("junk", doc["findings"][0])
+        # Not readable as a container at all: an error member, exit 1.
+        open(self.p("plain"), "w").close()
+        r = self.fails(1, ["container", "check", "--json", "plain"], ["plain: "])
+        doc = json.loads(r.stdout)
+        self.assertEqual((doc["path"], doc["kind"], doc["ok"], doc["findings"]),
+                         ("plain", None, False, []), doc)
+        self.assertEqual(r.stderr, "ostio container check: %s\n" % doc["error"])
+
+    def test_json_where_help_says(self):
+        """Each container subcommand's usage shows [--json] exactly when it takes
+        --json, and `ostio container --help` names exactly those."""
+        top = self.ok("container", "--help").stdout
+        takes = []
+        for sub in ("create", "ls", "stat", "check", "flatten", "map", "recover", "compact"):
+            usage = self.ok("container", sub, "--help").stdout.splitlines()[0]
+            r = self.run_ostio("container", sub, "--json")
+            refused = r.returncode == 2 and "--json does not apply" in r.stderr
+            self.assertEqual("[--json]" in usage, not refused,
+                             "%s: usage %r, --json refused: %s" % (sub, usage, refused))
+            if not refused:
+                takes.append(sub)
+        self.assertEqual(takes, ["ls", "stat", "check"])
+        self.assertIn("ls, stat and check take --json", top)
+        self.assertNotIn("Every command takes --json", self.ok("--help").stdout)
+
     def test_check_bad_manifests(self):
         self.ok("container", "create", "c", "--objects", "2", "--stripe-size", "64k")
         path = self.p("c", "ostio.manifest")
