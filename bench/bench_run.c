@@ -21,6 +21,8 @@ typedef struct side {                 /* one plan (what this rank writes or read
   uint8_t *buf;                       /* the bytes of all steps back to back       */
   int64_t *off;                       /* offset of step s in buf                   */
   MPI_Datatype *types;                /* hindexed filetype per step (MPI-IO)       */
+  char *contig;                       /* step s is one run on every rank (MPI-IO)  */
+  int64_t *start;                     /* where this rank's run of step s starts    */
 } side;
 
 typedef struct run {
@@ -31,6 +33,7 @@ typedef struct run {
   char path[OB_PATH_MAX + 64];
   ostio_file *ofh;
   MPI_File mfh;
+  int view;                           /* a file view other than the default is set */
   int fd;
   char msg[512];                      /* first local failure                       */
 } run;
@@ -134,22 +137,37 @@ static int m_open(run *x, int write)
   int rc = MPI_File_open(x->comm, x->path, write ? MPI_MODE_CREATE | MPI_MODE_WRONLY
                          : MPI_MODE_RDONLY, info, &x->mfh);
   MPI_Info_free(&info);
+  x->view = 0;
   if (rc != MPI_SUCCESS) x->mfh = MPI_FILE_NULL;
   return mpi_rc(x, rc, "MPI_File_open");
 }
+/* A step that is one contiguous run on every rank is written as IOR does:
+ * write_at(_all) at the run's offset in the default view (a one-block
+ * hindexed view makes ROMIO lock and unlock around every pwrite). Other
+ * steps get the hindexed view of their extents and offset 0. set_view is
+ * collective, so the choice is agreed over the ranks (side_agree_contig). */
 static int m_step(run *x, int write, const side *sd, int s)
 {
   const ob_step *st = &sd->plan.steps[s];
   void *b = sd->buf + sd->off[s];
-  int cnt = (int)st->bytes;
-  int rc = MPI_File_set_view(x->mfh, 0, MPI_BYTE, sd->types[s], "native", MPI_INFO_NULL);
+  int cnt = (int)st->bytes, rc = MPI_SUCCESS;
+  MPI_Offset at = 0;
+  if (sd->contig[s]) {
+    if (x->view)                      /* back to the default view               */
+      rc = MPI_File_set_view(x->mfh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    x->view = 0;
+    at = (MPI_Offset)sd->start[s];
+  } else {
+    rc = MPI_File_set_view(x->mfh, 0, MPI_BYTE, sd->types[s], "native", MPI_INFO_NULL);
+    x->view = 1;
+  }
   if (rc != MPI_SUCCESS) return mpi_rc(x, rc, "MPI_File_set_view");
   if (x->c->collective)
-    rc = write ? MPI_File_write_at_all(x->mfh, 0, b, cnt, MPI_BYTE, MPI_STATUS_IGNORE)
-               : MPI_File_read_at_all(x->mfh, 0, b, cnt, MPI_BYTE, MPI_STATUS_IGNORE);
+    rc = write ? MPI_File_write_at_all(x->mfh, at, b, cnt, MPI_BYTE, MPI_STATUS_IGNORE)
+               : MPI_File_read_at_all(x->mfh, at, b, cnt, MPI_BYTE, MPI_STATUS_IGNORE);
   else
-    rc = write ? MPI_File_write_at(x->mfh, 0, b, cnt, MPI_BYTE, MPI_STATUS_IGNORE)
-               : MPI_File_read_at(x->mfh, 0, b, cnt, MPI_BYTE, MPI_STATUS_IGNORE);
+    rc = write ? MPI_File_write_at(x->mfh, at, b, cnt, MPI_BYTE, MPI_STATUS_IGNORE)
+               : MPI_File_read_at(x->mfh, at, b, cnt, MPI_BYTE, MPI_STATUS_IGNORE);
   return mpi_rc(x, rc, write ? "MPI_File_write_at(_all)" : "MPI_File_read_at(_all)");
 }
 static int m_sync(run *x) { return mpi_rc(x, MPI_File_sync(x->mfh), "MPI_File_sync"); }
@@ -225,10 +243,24 @@ static void side_free(side *sd)
     for (int s = 0; s < sd->plan.nsteps; s++)
       if (sd->types[s] != MPI_DATATYPE_NULL) MPI_Type_free(&sd->types[s]);
   free(sd->types);
+  free(sd->contig);
+  free(sd->start);
   free(sd->buf);
   free(sd->off);
   if (sd->have_plan) ob_plan_free(&sd->plan);
   memset(sd, 0, sizeof *sd);
+}
+
+/* Page-aligned memory (as IOR's buffers): malloc's 16-byte offset slows every
+ * API's copies. At least 4096 bytes, the page size if larger. NULL if none. */
+#define OB_ALIGN 4096
+static void *page_alloc(int64_t bytes)
+{
+  long pg = sysconf(_SC_PAGESIZE);
+  void *p = NULL;
+  if (posix_memalign(&p, pg > OB_ALIGN ? (size_t)pg : OB_ALIGN, bytes > 0 ? (size_t)bytes : 1) != 0)
+    return NULL;
+  return p;
 }
 
 static int side_build(run *x, int who, int want_types, side *sd)
@@ -239,16 +271,29 @@ static int side_build(run *x, int who, int want_types, side *sd)
   sd->have_plan = 1;
   int ns = sd->plan.nsteps;
   sd->off = calloc((size_t)ns + 1, sizeof *sd->off);
-  sd->buf = malloc(sd->plan.rank_bytes > 0 ? (size_t)sd->plan.rank_bytes : 1);
-  if (!sd->off || !sd->buf) return fail(x, OB_ENOMEM, "no memory for %lld bytes",
-                                        (long long)sd->plan.rank_bytes);
-  for (int s = 0; s < ns; s++) sd->off[s + 1] = sd->off[s] + sd->plan.steps[s].bytes;
+  if (!sd->off) return fail(x, OB_ENOMEM, "no memory for %d steps", ns);
+  /* Every step's bytes start on a page boundary (IOR: one aligned buffer per call). */
+  for (int s = 0; s < ns; s++)
+    sd->off[s + 1] = (sd->off[s] + sd->plan.steps[s].bytes + OB_ALIGN - 1) / OB_ALIGN * OB_ALIGN;
+  sd->buf = page_alloc(sd->off[ns]);
+  if (!sd->buf) return fail(x, OB_ENOMEM, "no memory for %lld bytes", (long long)sd->off[ns]);
   if (!want_types) return 0;
   sd->types = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *sd->types);
-  if (!sd->types) return fail(x, OB_ENOMEM, "no memory for datatypes");
+  sd->contig = malloc((size_t)(ns > 0 ? ns : 1));
+  sd->start = calloc((size_t)(ns > 0 ? ns : 1), sizeof *sd->start);
+  if (!sd->types || !sd->contig || !sd->start) return fail(x, OB_ENOMEM, "no memory for datatypes");
   for (int s = 0; s < ns; s++) sd->types[s] = MPI_DATATYPE_NULL;
   for (int s = 0; s < ns; s++) {
     const ob_step *st = &sd->plan.steps[s];
+    /* One run: the non-empty extents follow each other without a gap. */
+    int64_t end = -1;
+    sd->contig[s] = 1;
+    for (size_t i = 0; i < st->n; i++) {
+      if (st->ext[i].length <= 0) continue;
+      if (end < 0) sd->start[s] = st->ext[i].offset;
+      else if (st->ext[i].offset != end) sd->contig[s] = 0;
+      end = st->ext[i].offset + st->ext[i].length;
+    }
     if (st->n > INT_MAX || st->bytes > INT_MAX)
       return fail(x, OB_EUSAGE, "step %d: %zu extents / %lld bytes is too much for one MPI-IO "
                   "call (int counts)", s, st->n, (long long)st->bytes);
@@ -266,6 +311,26 @@ static int side_build(run *x, int who, int want_types, side *sd)
     free(disp);
   }
   return 0;
+}
+
+/* Collective over WORLD: a step is written without a view only when it is
+ * one run on every rank (set_view is collective over the file's ranks). */
+static void side_agree_contig(side *sd)
+{
+  int ns = sd->plan.nsteps, mx = 0;
+  MPI_Allreduce(&ns, &mx, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  int *v = malloc((size_t)(mx > 0 ? mx : 1) * sizeof *v);
+  int ok = v != NULL, all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all) {                         /* no memory somewhere: views everywhere  */
+    if (sd->contig) memset(sd->contig, 0, (size_t)(ns > 0 ? ns : 1));
+    free(v);
+    return;
+  }
+  for (int s = 0; s < mx; s++) v[s] = s < ns ? sd->contig[s] : 1;
+  MPI_Allreduce(MPI_IN_PLACE, v, mx, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  for (int s = 0; s < ns; s++) sd->contig[s] = v[s];
+  free(v);
 }
 
 /* ---- one phase ------------------------------------------------------------- */
@@ -380,7 +445,7 @@ static int run_phase(run *x, int write, side *sd, uint8_t *vbuf, ob_result *r)
   int owner = c->reorder && !write ? (x->rank + 1) % x->nprocs : x->rank;
   if (write) remove_file(x);
   file_path(x, owner);
-  if (!write) memset(sd->buf, 0, (size_t)sd->plan.rank_bytes);
+  if (!write) memset(sd->buf, 0, (size_t)sd->off[sd->plan.nsteps]);
   double st[4] = {0};
   double stat[4] = {-1, -1, -1, -1};
   MPI_Barrier(MPI_COMM_WORLD);
@@ -467,9 +532,13 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
   for (int a = 0; a < c->napis; a++) want_types |= c->apis[a].kind == OB_API_MPIIO;
   rc = side_build(&x, x.rank, want_types, &w);
   if (!rc) rc = side_build(&x, c->reorder ? (x.rank + 1) % x.nprocs : x.rank, want_types, &rd);
-  if (!rc && c->verify_write && !(vbuf = malloc(w.plan.rank_bytes > 0 ? (size_t)w.plan.rank_bytes : 1)))
+  if (!rc && c->verify_write && !(vbuf = page_alloc(w.plan.rank_bytes)))
     rc = fail(&x, OB_ENOMEM, "no memory for the verification buffer");
   if ((rc = agree(&x, rc))) goto done;
+  if (want_types) {
+    side_agree_contig(&w);
+    side_agree_contig(&rd);
+  }
   res->total_bytes = w.plan.total_bytes;
   for (int s = 0; s < w.plan.nsteps; s++)
     ob_fill(w.buf + w.off[s], w.plan.steps[s].ext, w.plan.steps[s].n, c->pat.seed);

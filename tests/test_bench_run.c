@@ -3,7 +3,14 @@
  * the reader shift (-C), a file per process (-F), an injected corruption
  * (OSTIO_BENCH_CORRUPT=1) giving OB_EVERIFY on every rank, and btio with a
  * non-square rank count giving OB_EUSAGE on every rank. The CLI itself
- * (exit status, JSON) is tested by tests/bench/test_bench_cli.py. */
+ * (exit status, JSON) is tested by tests/bench/test_bench_cli.py.
+ *
+ * The MPI-IO calls the runner makes are observed through the MPI profiling
+ * interface (the MPI_File_* wrappers below forward to PMPI_*): a step that is
+ * one contiguous run on every rank must reach ROMIO as write_at_all(offset)
+ * with no file view, as IOR does (a one-block view makes ROMIO lock around
+ * every pwrite), and every buffer must be page aligned (issue 14, item 8). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +19,52 @@
 
 static int rank, nprocs;
 static char dir[512];
+
+/* ---- MPI-IO calls seen by the profiling wrappers -------------------------- */
+static struct {
+  long views;            /* MPI_File_set_view calls                             */
+  long calls;            /* read_at(_all) / write_at(_all) calls                */
+  long unaligned;        /* ... whose buffer is not 4096-byte aligned           */
+  long nonzero_off;      /* ... at an offset other than 0                       */
+  MPI_Offset first_off;  /* offset of the first one                             */
+} seen;
+
+static void saw(MPI_Offset off, const void *buf)
+{
+  if (seen.calls++ == 0) seen.first_off = off;
+  if ((uintptr_t)buf % 4096 != 0) seen.unaligned++;
+  if (off != 0) seen.nonzero_off++;
+}
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                      const char *datarep, MPI_Info info)
+{
+  seen.views++;
+  return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+}
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count,
+                          MPI_Datatype type, MPI_Status *st)
+{
+  saw(off, buf);
+  return PMPI_File_write_at_all(fh, off, buf, count, type, st);
+}
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype type,
+                         MPI_Status *st)
+{
+  saw(off, buf);
+  return PMPI_File_read_at_all(fh, off, buf, count, type, st);
+}
+int MPI_File_write_at(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype type,
+                      MPI_Status *st)
+{
+  saw(off, buf);
+  return PMPI_File_write_at(fh, off, buf, count, type, st);
+}
+int MPI_File_read_at(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype type,
+                     MPI_Status *st)
+{
+  saw(off, buf);
+  return PMPI_File_read_at(fh, off, buf, count, type, st);
+}
 
 static int parse(const char *line, ob_config *c)
 {
@@ -111,6 +164,53 @@ static void test_matrix(void)
          "--stripe-count 2 --stripe-size 64k -O cb_buffer_size=65536", 2);
 }
 
+/* Runs line (MPI-IO only) and returns what the wrappers saw on this rank. */
+static int mpiio_run(const char *line)
+{
+  ob_config c;
+  if (parse(line, &c)) return -1;
+  ob_results res;
+  char err[512];
+  memset(&seen, 0, sizeof seen);
+  int rc = ob_run(&c, &res, err, sizeof err);
+  CHECKF(rc == OB_OK, "%s: rc %d: %s", line, rc, err);
+  ob_results_free(&res);
+  return rc;
+}
+
+static void test_mpiio_calls(void)
+{
+  /* ior: every step is one transfer, contiguous on every rank: no view, the
+   * transfer's own offset (rank r's first one at r * 64 KiB), aligned buffers. */
+  const char *ior[] = {"-a mpiio -c -p ior -b 64k -t 16k -s 2 -W -R --warmup 0",
+                       "-a mpiio -p ior -b 64k -t 16k -s 2 -W -R --warmup 0",
+                       "-a mpiio -c -p ior -b 32k -t 8k -s 2 -C -W -R --warmup 0"};
+  for (size_t i = 0; i < sizeof ior / sizeof *ior; i++) {
+    if (mpiio_run(ior[i])) continue;
+    CHECKF(seen.views == 0, "%s: %ld MPI_File_set_view calls, want none", ior[i], seen.views);
+    CHECKF(seen.calls == 2 * 8, "%s: %ld MPI-IO calls", ior[i], seen.calls);
+    CHECKF(seen.unaligned == 0, "%s: %ld of %ld buffers not page aligned", ior[i],
+           seen.unaligned, seen.calls);
+    CHECKF(seen.first_off == (MPI_Offset)rank * (i == 2 ? 32768 : 65536),
+           "%s: first offset %lld", ior[i], (long long)seen.first_off);
+    CHECKF(nprocs == 1 || seen.nonzero_off > 0, "%s: every call at offset 0", ior[i]);
+  }
+  /* flash: one contiguous region per rank and variable: no view either. */
+  if (!mpiio_run("-a mpiio -c -p flash --flash-blocks 2 --flash-nxb 4 -W -R --warmup 0"))
+    CHECKF(seen.views == 0 && seen.unaligned == 0, "flash: %ld views, %ld unaligned",
+           seen.views, seen.unaligned);
+  /* Interleaved pieces need the hindexed view (one per step and phase), at
+   * offset 0; with 1 rank the pieces are adjacent, one run: no view. */
+  if (!mpiio_run("-a mpiio -c -p strided -b 4k -t 4k -s 16 -W -R --warmup 0")) {
+    CHECKF(nprocs == 1 ? seen.views == 0 : seen.views == 2, "strided: %ld views", seen.views);
+    CHECKF(seen.unaligned == 0, "strided: %ld unaligned", seen.unaligned);
+  }
+  /* random with 1 rank: one step of disjoint pieces; with more, the steps of
+   * some ranks may be contiguous and others not: the view is agreed. */
+  if (!mpiio_run("-a mpiio -c -p random -b 16k -s 2 --seed 7 -W -R --warmup 0"))
+    CHECKF(seen.unaligned == 0, "random: %ld unaligned", seen.unaligned);
+}
+
 static void test_failures(void)
 {
   ob_config c;
@@ -153,6 +253,7 @@ int main(int argc, char **argv)
   MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
   test_fake_clock();
   test_matrix();
+  test_mpiio_calls();
   test_failures();
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) tu_rmtree(dir);
