@@ -115,7 +115,8 @@ OSTIO_API int ostio_layout_query(MPI_Comm comm, const char *path, MPI_Info info,
                                  ostio_layout **layout);
 OSTIO_API int ostio_layout_free(ostio_layout **layout);
 /* Name of the source the layout came from: "lustre", "emulated", "hints",
- * "default". */
+ * "default"; for an open container (ostio_file_layout) "container" (striped)
+ * or "log". */
 OSTIO_API const char *ostio_layout_source(const ostio_layout *layout);
 OSTIO_API int ostio_layout_ncomponents(const ostio_layout *layout);
 /* Fills *comp with component i; pointers inside stay valid until the layout
@@ -143,7 +144,10 @@ OSTIO_API int ostio_hints_effective(const char *path, MPI_Info info,
  * on every rank. Hints (MPI_Info, then OSTIO_HINTS) choose the strategy
  * (ostio_strategy = auto | even | aligned | ost | independent), the number
  * of aggregators (cb_nodes, cb_config_list, romio_lustre_co_ratio) and the
- * memory per aggregator (cb_buffer_size). See docs/collective.md.
+ * memory per aggregator (cb_buffer_size). See docs/collective.md. The hint
+ * ostio_container = plain | striped | log says what MPI_MODE_CREATE makes of
+ * a new path; an existing container is used whatever the hints
+ * (docs/containers.md).
  */
 typedef struct ostio_file ostio_file;
 typedef struct {
@@ -179,7 +183,8 @@ OSTIO_API int ostio_set_size(ostio_file *fh, int64_t size);
 /* The file's layout (owned by the handle; valid until ostio_close). */
 OSTIO_API const ostio_layout *ostio_file_layout(const ostio_file *fh);
 /* Name of the strategy the last collective call used ("even", "aligned",
- * "ost", "independent"), or "none" before the first one. */
+ * "ost", "independent"), or "none" before the first one; "log" for a log
+ * container, from its open on. */
 OSTIO_API const char *ostio_file_strategy(const ostio_file *fh);
 
 /* ---- Statistics ----------------------------------------------------------
