@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes sure the build dependencies are present: a C compiler, make, CMake
-# (>= 3.20), Python 3, an MPI (MPICH from Debian) and liburing (io_uring
-# batches; optional for the build). As root with apt-get it
-# installs what is missing; otherwise it prints the exact command to run.
+# (>= 3.20), Python 3, an MPI (MPICH from Debian), liburing (io_uring
+# batches; optional for the build) and matplotlib (scripts/bench-plot.py;
+# optional, installed only as root). As root with apt-get it installs what
+# is missing; otherwise it prints the exact command to run.
 #   scripts/deps.sh              MPICH and the rest
 #   scripts/deps.sh --openmpi    also Debian's Open MPI (the test suite's second
 #                                MPI); MPICH stays the default mpicc/mpiexec
@@ -11,7 +12,7 @@ set -euo pipefail
 openmpi=0
 case "${1:-}" in
   --openmpi) openmpi=1 ;;
-  -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
   "") ;;
   *) echo "deps.sh: unknown argument '$1' (accepted: --openmpi, --help)" >&2; exit 2 ;;
 esac
@@ -29,6 +30,11 @@ need pkg-config pkg-config
 if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists liburing; then
   missing_pkgs+=(liburing-dev)
 fi
+# matplotlib (Debian's python3-matplotlib): scripts/bench-plot.py's charts; optional,
+# installed only as root (the demo skips its plot with a note without it).
+optional_pkgs=()
+/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 || python3 -c 'import matplotlib' \
+  >/dev/null 2>&1 || optional_pkgs+=(python3-matplotlib)
 # mpi.h must be reachable by mpicc (libmpich-dev provides it).
 if command -v mpicc >/dev/null 2>&1 && ! echo '#include <mpi.h>
 int main(void){return 0;}' | mpicc -x c - -o /dev/null >/dev/null 2>&1; then
@@ -54,6 +60,9 @@ keep_mpich_default() {
   fi
 }
 
+if [ ${#optional_pkgs[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  missing_pkgs+=("${optional_pkgs[@]}")
+fi
 if [ ${#missing_pkgs[@]} -eq 0 ]; then
   exit 0
 fi
