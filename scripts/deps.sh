@@ -61,7 +61,11 @@ keep_mpich_default() {
 }
 
 if [ ${#optional_pkgs[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-  missing_pkgs+=("${optional_pkgs[@]}")
+  echo "ostio: installing optional: ${optional_pkgs[*]}" >&2
+  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${optional_pkgs[@]}" || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq --no-install-recommends "${optional_pkgs[@]}"; }; } >/dev/null 2>&1 \
+    || echo "ostio: could not install ${optional_pkgs[*]} (optional: no plots)" >&2
 fi
 if [ ${#missing_pkgs[@]} -eq 0 ]; then
   exit 0
