@@ -10,11 +10,14 @@
 #   3. the same after moving the whole prefix elsewhere (the .pc is relocatable);
 #   4. CMake: find_package(ostio) and ostio::ostio;
 #   5. the installed ostio, ostio-bench and man pages (man finds them).
-#   test_install.sh SOURCE_DIR BUILD_DIR [MPICC [MPIEXEC [PRELOAD(0|1)]]]
+#   test_install.sh SOURCE_DIR BUILD_DIR [MPICC [MPIEXEC [PRELOAD [MAN]]]]
+# PRELOAD, MAN: 1 (default) when libostio-preload.so and the man pages are
+# built (-DOSTIO_PRELOAD, -DOSTIO_MAN).
 set -euo pipefail
 src=$1 build=$2
-mpicc=${3:-mpicc} mpiexec=${4:-mpiexec} preload=${5:-1}
+mpicc=${3:-mpicc} mpiexec=${4:-mpiexec} preload=${5:-1} man=${6:-1}
 case "$preload" in ON|on|1|TRUE|true|YES|yes) preload=1 ;; *) preload=0 ;; esac
+case "$man" in ON|on|1|TRUE|true|YES|yes) man=1 ;; *) man=0 ;; esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ostio-install-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "install test: FAIL: $*" >&2; exit 1; }
@@ -28,9 +31,9 @@ libdir=${lib#"$prefix"/}
 expected=(bin/ostio bin/ostio-bench include/ostio.h
           "$libdir/libostio.so" "$libdir/pkgconfig/ostio.pc"
           "$libdir/cmake/ostio/ostioConfig.cmake" "$libdir/cmake/ostio/ostioConfigVersion.cmake"
-          "$libdir/cmake/ostio/ostioTargets.cmake"
-          share/man/man1/ostio.1 share/man/man1/ostio-bench.1)
+          "$libdir/cmake/ostio/ostioTargets.cmake")
 [ "$preload" = 1 ] && expected+=("$libdir/libostio-preload.so")
+[ "$man" = 1 ] && expected+=(share/man/man1/ostio.1 share/man/man1/ostio-bench.1)
 for f in "${expected[@]}"; do
   [ -e "$prefix/$f" ] || fail "$f is not installed"
 done
@@ -111,7 +114,7 @@ LD_LIBRARY_PATH="$prefix/$libdir" "$prefix/bin/ostio" --version | grep -q '^osti
   fail "bin/ostio --version"
 LD_LIBRARY_PATH="$prefix/$libdir" "$prefix/bin/ostio-bench" --help | grep -q 'ostio-bench' ||
   fail "bin/ostio-bench --help"
-if command -v man >/dev/null 2>&1; then
+if [ "$man" = 1 ] && command -v man >/dev/null 2>&1; then
   for page in ostio ostio-bench; do
     [ "$(MANPATH="$prefix/share/man" man -w "$page")" = "$prefix/share/man/man1/$page.1" ] ||
       fail "man -w $page with MANPATH=PREFIX/share/man"
