@@ -405,8 +405,9 @@ void ostio__pl_obj_release(ostio__pl_obj *o)
 
 /* This process's writer: session = the largest on disk + 1 (a later process
  * wins), writer id = the first free one from OSTIO__LOG_PROCESS_WRITERS
- * (O_EXCL on the log names). Processes starting together share a session,
- * so fcntl locks order them by epoch; library jobs use ids below that base
+ * (O_EXCL on the log names), both taken at the first write: processes whose
+ * first writes race share a session (fcntl locks order them by epoch), a
+ * later one gets a larger session; library jobs use ids below that base
  * (their ranks) and claim a session by its writer 0, so neither can take the
  * other's name (docs/containers.md, "The size record of a log container"). */
 static int log_writer(ostio__pl_obj *o)
