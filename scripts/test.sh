@@ -43,15 +43,16 @@ fi
 if [ "${OSTIO_TEST_QUICK:-0}" != 1 ] && [ "${OSTIO_TEST_OPENMPI:-1}" != 0 ]; then
   echo "== build with Open MPI"
   scripts/deps.sh --openmpi
+  # Root (CI machines) and more ranks than cores need Open MPI's consent,
+  # also at build time (the man pages run ostio-bench --help, a singleton).
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   cmake -S . -B build/openmpi -DOSTIO_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DMPI_C_COMPILER="$(command -v mpicc.openmpi)" \
         -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.openmpi)" >/dev/null
   cmake --build build/openmpi -j"$jobs"
   echo "== tests with Open MPI"
-  # Root (CI machines) and more ranks than cores need Open MPI's consent;
   # yield_when_idle keeps oversubscribed ranks from spinning. The
   # preload's many-process test is MPI-independent and ran above.
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
   OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1 \
     ctest --test-dir build/openmpi --output-on-failure -j"$jobs" -E test_log_concurrent
 fi
