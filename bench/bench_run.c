@@ -531,7 +531,9 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
   if (err && errcap) err[0] = '\0';
   for (int a = 0; a < c->napis; a++) want_types |= c->apis[a].kind == OB_API_MPIIO;
   rc = side_build(&x, x.rank, want_types, &w);
-  if (!rc) rc = side_build(&x, c->reorder ? (x.rank + 1) % x.nprocs : x.rank, want_types, &rd);
+  /* The read side's buffer only when there is a read phase (-w alone: half the memory). */
+  if (!rc && c->read)
+    rc = side_build(&x, c->reorder ? (x.rank + 1) % x.nprocs : x.rank, want_types, &rd);
   if (!rc && c->verify_write && !(vbuf = page_alloc(w.plan.rank_bytes)))
     rc = fail(&x, OB_ENOMEM, "no memory for the verification buffer");
   if ((rc = agree(&x, rc))) goto done;

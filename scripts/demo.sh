@@ -1,47 +1,139 @@
 #!/usr/bin/env bash
-# The main job, short version: builds ostio, then on a local directory
-# creates striped layouts (a directory default and a PFL file), shows them,
-# maps extents to stripes, objects and OSTs, lists effective hints, and runs
-# a 2-rank MPI program that reads the layout once and broadcasts it.
-#   scripts/demo.sh [WORKDIR]     (default: a fresh directory under /tmp)
+# The main job in one screen: an N-1 checkpoint (2 ranks, 1 MiB records
+# interleaved in one shared file, 2 GiB) written by ROMIO's MPI-IO and by
+# ostio into a plain file, a striped container and a log container; best of
+# 3 and the ratio to ROMIO measured in the same run; the statistics that
+# explain the difference; the containers read back through the LD_PRELOAD
+# library (md5sum equal to the plain file's); a chart.
+#
+#   scripts/demo.sh [--keep] [DIR]
+#
+# DIR (default build/demo) receives the results: JSON, demo.png, summary.txt.
+# The checkpoint files go to DIR/data and are removed at the end (--keep
+# keeps them). Peak use: 2 GiB in DIR/data, 1 GiB of memory per rank.
+# OSTIO_DEMO_MIB=N: MiB per rank (default 1024; smaller is faster, noisier).
 set -euo pipefail
+keep=0 dir=
+for a in "$@"; do
+  case "$a" in
+    --keep) keep=1 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "demo.sh: unknown flag $a (see --help)" >&2; exit 2 ;;
+    *) dir="$a" ;;
+  esac
+done
 cd "$(dirname "$0")/.."
+root=$PWD
+start=$SECONDS
 scripts/deps.sh
 
 echo "== building ostio (build/release)"
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DOSTIO_TESTS=OFF >/dev/null
-cmake --build build/release -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
-ostio=$PWD/build/release/ostio
-example=$PWD/build/release/ostio_example_layout_query
-bench=$PWD/build/release/ostio_bench_coll
-obench=$PWD/build/release/ostio-bench
+cmake --build build/release -j"$(nproc 2>/dev/null || echo 2)" --target ostio_bench ostio_preload \
+  >/dev/null
+B=$root/build/release/ostio-bench
+PRELOAD=$root/build/release/libostio-preload.so
 
-work=${1:-$(mktemp -d /tmp/ostio-demo-XXXXXX)}
-mkdir -p "$work"
-cd "$work"
-echo "== working in $work (off Lustre, layouts are emulated in user.ostio.layout xattrs)"
+dir=${dir:-build/demo}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+data=$dir/data
+rm -rf "$data"
+mkdir -p "$data"
+cleanup() { [ "$keep" = 1 ] || rm -rf "$data"; }
+trap cleanup EXIT
+mib=${OSTIO_DEMO_MIB:-1024}
+case "$mib" in ''|*[!0-9]*) echo "demo.sh: OSTIO_DEMO_MIB=$mib is not a number" >&2; exit 2 ;; esac
+# Debian's python3 has matplotlib (python3-matplotlib); another python3 first in PATH may not.
+py=python3
+python3 -c 'import matplotlib' 2>/dev/null || { [ -x /usr/bin/python3 ] && py=/usr/bin/python3; }
 
-run() { printf '\n$ %s\n' "$*"; "$@"; }
+cat <<EOF
 
-mkdir -p striped
-run "$ostio" setstripe -c 4 -S 1m striped
-run "$ostio" getstripe striped
-printf 'checkpoint data\n' > striped/ckpt.dat
-run "$ostio" getstripe striped/ckpt.dat
-run "$ostio" setstripe -E 4m -c 1 -S 1m -E eof -c 4 -S 4m -i 2 pfl.dat
-run "$ostio" getstripe pfl.dat
-run "$ostio" map striped/ckpt.dat 1048000 3m
-run "$ostio" map --max-pieces 6 pfl.dat 3m 10m
-run env OSTIO_HINTS='*.dat:cb_nodes=4:cb_buffer_size=32m' "$ostio" hints striped/ckpt.dat
-run mpiexec -n 2 "$example" striped/ckpt.dat 3145728
+== The checkpoint: 2 ranks write one shared file (N-1), each rank $mib records of 1 MiB,
+   interleaved (rank 0 the even MiBs, rank 1 the odd ones), $((2 * mib)) MiB in all, into
+   $data ($(df -PT "$data" | awk 'NR==2 {print $2}'), page cache, no fsync).
+   Each line is one ostio-bench run: ROMIO (MPICH's MPI-IO, MPI_File_write_at_all with an
+   hindexed view) and one ostio way of writing, alternating, 3 iterations each; best of 3.
+EOF
+common=(-c -w -p strided -t 1m -b 1m -s "$mib" -i 3 --warmup 0 --stripe-count 2 --stripe-size 1m)
+run() { # name container api
+  mpiexec -n 2 "$B" -a "$3",mpiio --container "$2" "${common[@]}" -o "$data/ckpt" \
+    --json "$dir/$1.json" > "$dir/$1.txt" 2> "$dir/$1.err" ||
+    { echo "ostio-bench failed ($1):"; tail -5 "$dir/$1.err"; exit 1; }
+}
+load=$(cut -d' ' -f1 /proc/loadavg)
+run plain plain ostio:even
+run striped striped ostio:ost
+run log log ostio
+"$py" - "$dir" "$load" <<'EOF' | tee "$dir/summary.txt"
+import json, sys
+d, load = sys.argv[1], sys.argv[2]
+rows = [("plain", "plain file, ostio:even (two-phase, like ROMIO)"),
+        ("striped", "striped container, ostio:ost (2 objects)"),
+        ("log", "log container (one data log per rank)")]
+print(f"\n{'ostio writes into':48} {'ROMIO':>10} {'ostio':>10} {'ratio':>7}  "
+      f"{'writes':>6}  {'objs/aggr':>9}")
+short = []
+for name, what in rows:
+    doc = json.load(open(f"{d}/{name}.json"))
+    s = {x["api"]: x for x in doc["summary"]}
+    api = next(a for a in doc["config"]["apis"] if a != "mpiio")
+    o, m = s[api], s["mpiio"]
+    runs = [r for r in doc["runs"] if not r["warmup"]]
+    short += [r["t_total"] for r in runs]
+    sw = max(r["stats"]["sys_writes"] for r in runs if r["api"] == api)
+    print(f"{what:48} {m['bw_max']:>6.0f} MiB/s {o['bw_max']:>5.0f} MiB/s "
+          f"{o['bw_max'] / m['bw_max']:>6.2f}x  {sw:>6.0f}  {o['objects_max']:>9.0f}")
+print(f"(MiB/s = best of 3 per side; shortest phase {min(short):.2f} s, longest "
+      f"{max(short):.2f} s; load average {load} at the start)")
+if min(short) < 0.3:
+    print("note: a phase shorter than 0.3 s has a noisy ratio; OSTIO_DEMO_MIB=2048 doubles the size")
+EOF
 
-# The collective engine: ostio-bench drives one interleaved pattern (4 KiB
-# transfers) through ostio's strategies, ROMIO's MPI-IO and POSIX in the same
-# run, verifies every byte, and prints the summary with ratios to MPI-IO.
-printf '\n$ mpiexec -n 2 ostio-bench -a ostio:ost,ostio:even,ostio:independent,mpiio,posix -p strided -s 2048 -c -W -R -i 3 ...\n'
-mpiexec -n 2 "$obench" -a ostio:ost,ostio:even,ostio:independent,mpiio,posix -p strided \
-  -s 2048 -c -W -R -i 3 -o "$work/bench" --stripe-count 4 --stripe-size 1m | sed -n '/^Summary/,$p'
-# Then the statistics of one run (ost, 2 ranks, stripe_count 4).
-printf '\n$ OSTIO_STATS=1 ... (ost, 2 ranks, stripe_count 4)\n'
-OSTIO_STATS=1 mpiexec -n 2 "$bench" --dir "$work" --blocks 64 --reps 1 --only ost >/dev/null
-printf '\nDemo finished; files are in %s\n' "$work"
+cat <<'EOF'
+
+== Why: 'writes' is ostio's system writes per phase (both ranks), 'objs/aggr' the files each
+   aggregating rank wrote into. In the plain file both ROMIO and ostio gather the pieces into
+   large writes, and both ranks then write into the same inode, whose lock serialises them.
+   The striped container stores the file as 2 object files, 1 MiB stripes round-robin
+   (Lustre's RAID0 layout), and ostio:ost gives each object one aggregator: each rank writes
+   its own object, no exchange, no shared lock. The log container goes further: each rank
+   appends its records to its own data log plus an index; reads merge the index.
+EOF
+
+# The same checkpoint, smaller (64 MiB), kept, read back through the preload library.
+small=(-c -w -p strided -t 1m -b 1m -s 32 -i 1 --warmup 0 --stripe-count 2 --stripe-size 1m -k)
+mpiexec -n 2 "$B" -a ostio:ost,mpiio --container striped "${small[@]}" -o "$data/small" >/dev/null 2>&1
+mpiexec -n 2 "$B" -a ostio --container log "${small[@]}" -o "$data/small" >/dev/null 2>&1
+cd "$data"
+printf '\n== The containers are directories of objects; through LD_PRELOAD=libostio-preload.so\n'
+printf '   (OSTIO_PRELOAD_PATHS=%s) unmodified programs see files (64 MiB copy):\n' "$data"
+printf '$ ls small.ostio-ost\n'
+ls small.ostio-ost | tr '\n' ' ' | fold -w 92 | sed 's/^/  /'
+echo
+printf '$ LD_PRELOAD=%s md5sum small.*\n' "${PRELOAD#"$root"/}"
+OSTIO_PRELOAD_PATHS=$data LD_PRELOAD=$PRELOAD md5sum small.mpiio small.ostio-ost small.ostio |
+  sed 's/^/  /'
+n=$(OSTIO_PRELOAD_PATHS=$data LD_PRELOAD=$PRELOAD md5sum small.mpiio small.ostio-ost small.ostio |
+  awk '{print $1}' | sort -u | wc -l)
+if [ "$n" = 1 ]; then echo "  equal: the containers hold the bytes ROMIO wrote into the plain file"
+else echo "  DIFFERENT: the containers do not match the plain file"; fi
+printf '$ LD_PRELOAD=... cat small.ostio | cmp - small.mpiio && echo same\n  '
+OSTIO_PRELOAD_PATHS=$data LD_PRELOAD=$PRELOAD cat small.ostio | cmp - small.mpiio && echo same
+cd "$root"
+
+echo
+if "$py" scripts/bench-plot.py --stat max --phase write \
+     --labels "plain file,striped container,log container" \
+     --title "N-1 checkpoint, 2 ranks, $((2 * mib)) MiB, 1 MiB records, best of 3" \
+     "$dir/plain.json" "$dir/striped.json" "$dir/log.json" -o "$dir/demo.png" >/dev/null 2>"$dir/plot.err"
+then echo "== Chart: $dir/demo.png (scripts/bench-plot.py)"
+else echo "== Chart skipped: $(tail -1 "$dir/plot.err")"
+fi
+cat <<EOF
+== Results: $dir/{plain,striped,log}.json, summary.txt. Read more: docs/benchmarks.md (every
+   pattern and API, how to rerun), docs/containers.md, docs/preload.md, docs/stats.md.
+EOF
+printf '== Demo finished in %d s; %s\n' "$((SECONDS - start))" \
+  "$([ "$keep" = 1 ] && echo "checkpoint files kept in $data" || echo "checkpoint files removed")"
