@@ -3,8 +3,9 @@
 # and writes one JSON document per case plus tables.md (markdown tables of
 # the medians and ratios, made by scripts/bench-table.py).
 #
-#   scripts/bench-matrix.sh [--group G]... [--iters N] [--build DIR] OUTDIR
+#   scripts/bench-matrix.sh [--group G]... [--only GLOB] [--iters N] [--build DIR] OUTDIR
 #
+# --only GLOB runs only the cases whose name matches (e.g. 'ior_*', 'flash_disk').
 # Groups: plain (ior, strided 4 KiB and 47,008 B, flash; 2 ranks),
 #         over (the same with 4 ranks, oversubscribed), btio (class A,
 #         4 ranks), striped (striped containers K = 2, 4 vs MPI-IO: ior,
@@ -12,13 +13,14 @@
 #         log (log containers vs MPI-IO: strided 4 KiB (32 and 128 MiB) and 47,008 B).
 # Default: plain. Disk = /tmp, tmpfs = /dev/shm (override DISK=, TMPFS=).
 set -euo pipefail
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
-groups=() iters=5 build=build-meas out=
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+groups=() iters=5 build=build-meas out= only='*'
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --group) groups+=("$2"); shift 2 ;;
     --iters) iters="$2"; shift 2 ;;
+    --only) only="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
     -*) echo "bench-matrix: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) out="$1"; shift ;;
@@ -41,6 +43,8 @@ L="--stripe-count 4 --stripe-size 1m"
 
 one() { # name np args...
   local name="$1" np="$2"; shift 2
+  # shellcheck disable=SC2053
+  [[ $name == $only ]] || return 0
   echo "== $name (np $np, load $(cut -d' ' -f1 /proc/loadavg))" >&2
   local t0=$SECONDS
   mpiexec -n "$np" "$B" "$@" --json "$out/$name.json" > "$out/$name.txt" 2> "$out/$name.err"
