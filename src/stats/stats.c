@@ -676,9 +676,14 @@ int ostio__stats_parse_spec(const char *spec, int *mode, char *why, size_t cap)
         p++;
         continue;
       }
+      char what[16];
+      if (p[1] && (unsigned char)p[1] >= 0x20 && (unsigned char)p[1] < 0x7f)
+        snprintf(what, sizeof what, "%%%c", p[1]);
+      else
+        snprintf(what, sizeof what, "%s", p[1] ? "a %" : "a final %");
       if (why && cap)
-        snprintf(why, cap, "OSTIO_STATS=\"%s\": %s%c in PATH is not a pattern (%%r, %%p, %%j "
-                 "or %%%%); " SPEC_FORMS, q, p[1] ? "%" : "a final %", p[1] ? p[1] : ' ');
+        snprintf(why, cap, "OSTIO_STATS=\"%s\": %s in PATH is not a pattern (%%r, %%p, %%j "
+                 "or %%%%); " SPEC_FORMS, q, what);
       return OSTIO_EINVAL;
     }
   }
