@@ -542,6 +542,25 @@ int ostio__hints_format(const ostio__hints *h, int i, char *buf, size_t cap)
   return 0;
 }
 
+/* Hints ostio accepts (validated, shown, broadcast) but never reads, and
+ * why. Keep in step with docs/hints.md ("Accepted, no effect"). */
+static const struct {
+  const char *key, *why;
+} no_effect[] = {
+    {"romio_ds_read", "independent reads are never sieved; each read_at is one pread"},
+    {"ind_rd_buffer_size", "no independent-read sieving buffer (see romio_ds_read)"},
+    {"ind_wr_buffer_size", "independent writes are never sieved; each write_at is one pwrite"},
+    {"romio_no_indep_rw", "independent calls are always allowed; opens are not deferred"},
+    {"romio_lustre_ds_in_coll", "the collective path never sieves reads inside a round"},
+};
+
+const char *ostio__hints_no_effect(const char *key)
+{
+  for (size_t i = 0; key && i < sizeof no_effect / sizeof no_effect[0]; i++)
+    if (!strcmp(key, no_effect[i].key)) return no_effect[i].why;
+  return NULL;
+}
+
 int ostio__hints_given(const ostio__hints *h, const char *key)
 {
   if (!h || !key) return 0;

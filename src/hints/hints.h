@@ -90,6 +90,9 @@ int ostio__hints_index(const char *key);
 int ostio__hints_format(const ostio__hints *h, int i, char *buf, size_t cap);
 /* 1 when key was set explicitly (by info or OSTIO_HINTS). */
 int ostio__hints_given(const ostio__hints *h, const char *key);
+/* NULL when hint key changes what ostio does; else why it has no effect
+ * (accepted and validated for ROMIO compatibility, never read). */
+const char *ostio__hints_no_effect(const char *key);
 
 /* The known key nearest to key (case-insensitive restricted Damerau-
  * Levenshtein distance, at most 3 and at most a third of key's length),

@@ -47,14 +47,19 @@ int cmd_hints(int argc, char **argv)
     const char *key = ostio__hints_key(i);
     ostio__hints_format(&h, i, val, sizeof val);
     int given = ostio__hints_given(&h, key);
+    const char *why = ostio__hints_no_effect(key);
     if (json) {
       printf("%s", i ? ", " : "");
       json_string(stdout, key);
       printf(": {\"value\": ");
       json_string(stdout, val);
-      printf(", \"given\": %s}", given ? "true" : "false");
+      printf(", \"given\": %s, \"effect\": %s", given ? "true" : "false", why ? "false" : "true");
+      if (why) printf(", \"note\": "), json_string(stdout, why);
+      printf("}");
     } else {
-      printf("%-28s %s%s\n", key, val, given ? "   (from OSTIO_HINTS)" : "");
+      printf("%-28s %s%s", key, val, given ? "   (from OSTIO_HINTS)" : "");
+      if (why) printf("   (accepted, no effect: %s)", why);
+      printf("\n");
     }
   }
   if (json) {

@@ -269,6 +269,23 @@ class TestHints(CliTestCase):
             self.assertIn(key, rows)
             self.assertFalse(rows[key][1], key)
 
+    def test_hints_without_effect_say_so(self):
+        # Issue 15 item 6: accepted for ROMIO compatibility, never read.
+        noeffect = ("ind_rd_buffer_size", "ind_wr_buffer_size", "romio_no_indep_rw",
+                    "romio_ds_read", "romio_lustre_ds_in_coll")
+        out = self.ok("hints").stdout
+        for line in out.splitlines():
+            key = line.split(None, 1)[0] if line.strip() else ""
+            if key in noeffect:
+                self.assertIn("accepted, no effect", line, line)
+            elif key in ("cb_buffer_size", "romio_ds_write", "striping_unit"):
+                self.assertNotIn("no effect", line, line)
+        doc = json.loads(self.ok("hints", "--json").stdout)
+        for key in noeffect:
+            self.assertIs(doc["hints"][key]["effect"], False, key)
+            self.assertTrue(doc["hints"][key]["note"], key)
+        self.assertIs(doc["hints"]["cb_buffer_size"]["effect"], True)
+
     def test_matching_pattern_sets_and_marks_hint(self):
         rows = self.table(self.ok("hints", "x.dat", hints="*.dat:cb_nodes=4").stdout)
         self.assertEqual(rows["cb_nodes"], ("4", True))
@@ -288,12 +305,13 @@ class TestHints(CliTestCase):
         j = self.json_of("hints", "--json", "x.dat", hints="*.dat:cb_nodes=4:cb_buffer_size=32m")
         self.assertEqual(j["path"], "x.dat")
         h = j["hints"]
-        self.assertEqual(h["cb_nodes"], {"value": "4", "given": True})
-        self.assertEqual(h["cb_buffer_size"], {"value": "33554432", "given": True})
+        self.assertEqual(h["cb_nodes"], {"value": "4", "given": True, "effect": True})
+        self.assertEqual(h["cb_buffer_size"], {"value": "33554432", "given": True, "effect": True})
         self.assertIs(h["striping_factor"]["given"], False)
         j = self.json_of("hints", "--json")
         self.assertEqual(j["path"], "file")
-        self.assertEqual(j["hints"]["cb_buffer_size"], {"value": "16777216", "given": False})
+        self.assertEqual(j["hints"]["cb_buffer_size"],
+                         {"value": "16777216", "given": False, "effect": True})
         self.assertTrue(all(v["given"] is False for v in j["hints"].values()))
 
     def test_options_after_the_path(self):
