@@ -24,6 +24,7 @@
 #include "core/agree.h"
 #include "core/error.h"
 #include "file/file.h"
+#include "file/kind.h"
 
 #define ZERO_BLOCK 65536        /* zero blocks (logical alignment) are skipped  */
 #define MAX_EXT ((size_t)1 << 16) /* extents per rank and round                */
@@ -155,9 +156,9 @@ static int data_extents(ostio_file *in, const char *src, int64_t size, extlist *
 {
   int rc = 0;
   if (size <= 0) return 0;
-  if (in->is_container == 2) {
+  if (in->kind == &ostio__kind_log) {
     rc = log_data(src, size, l);
-  } else if (in->is_container == 1) {
+  } else if (in->kind == &ostio__kind_striped) {
     const ostio__io_objects *o = &in->objtab;
     for (int32_t i = 0; rc == 0 && i < o->n; i++) {
       objarg a = {l, o, i};

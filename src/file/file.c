@@ -1,20 +1,26 @@
-/* Opening, closing and the small calls on an open file. The collective
- * reads and writes are in engine/coll.c. */
+/* The public file calls: arguments checked and agreed here, then handed to
+ * the file's kind (kind.h; file_plain.c, file_ctr.c, file_log.c). The
+ * collective engine is in engine/coll.c. */
 #include "file/file.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/agree.h"
 #include "container/container.h"
 #include "core/error.h"
-#include "file/file_log.h"
-#include "layout/source.h"
+#include "file/kind.h"
 #include "plan/aggr.h"
+
+/* A call the file's kind leaves NULL (kind.h). */
+static int unsupported(const ostio_file *fh, const char *call)
+{
+  return ostio__fail(OSTIO_ENOTSUP, "%s: %s is not supported by this file's kind (%s)",
+                     fh->path, call, fh->kind->name);
+}
 
 static int check_amode(int amode)
 {
@@ -31,27 +37,32 @@ static int check_amode(int amode)
   return 0;
 }
 
-/* Rank 0 only: finds out whether path is a striped container and makes the
- * file or container when MPI_MODE_CREATE says so. The hint ostio_container
- * applies at creation only: an existing plain file stays one. */
+/* The kind a new file gets: the one the hint ostio_container names. */
+static const ostio__kind_ops *kind_for_create(const ostio_file *fh)
+{
+  char name[32];
+  ostio__hints_format(&fh->hints, ostio__hints_index("ostio_container"), name, sizeof name);
+  return ostio__kind_find(name);
+}
+
+/* Rank 0 only: finds out the kind of the file at path (kind.h) and makes
+ * the file when MPI_MODE_CREATE says so. The hint ostio_container applies at
+ * creation only: an existing file keeps its kind. */
 static int prepare_on_root(ostio_file *fh)
 {
   struct stat st;
   int create = !!(fh->amode & MPI_MODE_CREATE);
+  fh->kind = ostio__kind_find("plain");
   if (stat(fh->path, &st) == 0) {
     if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
       return ostio__fail(OSTIO_EINVAL, "%s is a %s; ostio opens regular files, devices and "
                          "containers", fh->path, S_ISFIFO(st.st_mode) ? "FIFO" : "socket");
-    fh->is_container = ostio__ctr_is_container(fh->path);
-    int kind = 0;
-    if (fh->is_container) {
-      int rc = ostio__ctr_kind_of(fh->path, &kind);
-      if (rc < 0) return rc;
-      if (kind == OSTIO__CTR_KIND_LOG) fh->is_container = 2;
-    }
+    int is_ctr = ostio__ctr_is_container(fh->path);
+    int rc = ostio__kind_of_path(fh->path, &fh->kind);
+    if (rc < 0) return rc;
     if (create && (fh->amode & MPI_MODE_EXCL))
       return ostio__fail(OSTIO_EEXIST, "%s exists and MPI_MODE_EXCL was given", fh->path);
-    if (S_ISDIR(st.st_mode) && !fh->is_container)
+    if (S_ISDIR(st.st_mode) && !is_ctr)
       return ostio__fail(OSTIO_EISDIR, "%s is a directory (not a container: no %s inside)",
                          fh->path, OSTIO__CTR_MANIFEST);
     return 0;
@@ -59,39 +70,23 @@ static int prepare_on_root(ostio_file *fh)
   if (errno != ENOENT)
     return ostio__fail(ostio__from_errno(errno), "%s: %s", fh->path, strerror(errno));
   if (!create) return 0; /* every rank's open says ENOENT */
-  if (fh->hints.ostio_container == OSTIO__CONTAINER_STRIPED) {
-    fh->is_container = 1;
-    return ostio__file_ctr_create(fh);
-  }
-  if (fh->hints.ostio_container == OSTIO__CONTAINER_LOG) {
-    fh->is_container = 2;
-    return ostio__file_log_create(fh);
-  }
-  return ostio__layout_create(fh->path, &fh->hints, NULL, 0666, NULL);
+  fh->kind = kind_for_create(fh);
+  if (!fh->kind || !fh->kind->create)
+    return ostio__fail(OSTIO_ENOTSUP, "%s: kind %s cannot create files", fh->path,
+                       fh->kind ? fh->kind->name : "?");
+  return fh->kind->create(fh);
 }
 
-static int open_fd(ostio_file *fh)
+/* Rank 0's kind to every rank (after rank 0's outcome was agreed). */
+static int share_kind(ostio_file *fh)
 {
-  int flags = fh->can_read && fh->can_write ? O_RDWR : fh->can_write ? O_WRONLY : O_RDONLY;
-  /* Read-modify-write needs to read a write-only file. */
-  fh->fd = -1;
-  if (flags == O_WRONLY && fh->hints.romio_ds_write == OSTIO__TRI_ENABLE)
-    fh->fd = open(fh->path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
-  /* O_NONBLOCK: a FIFO put in the file's place after rank 0 looked must not
-   * block this open; it is refused below, and dropped for everything else. */
-  if (fh->fd < 0) fh->fd = open(fh->path, flags | O_CLOEXEC | O_NONBLOCK);
-  if (fh->fd < 0)
-    return ostio__fail(ostio__from_errno(errno), "open %s: %s", fh->path, strerror(errno));
-  struct stat st;
-  if (fstat(fh->fd, &st) < 0)
-    return ostio__fail(ostio__from_errno(errno), "fstat %s: %s", fh->path, strerror(errno));
-  if (S_ISDIR(st.st_mode))
-    return ostio__fail(OSTIO_EISDIR, "%s is a directory", fh->path);
-  if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
-    return ostio__fail(OSTIO_EINVAL, "%s is a FIFO or socket; ostio opens regular files, "
-                       "devices and containers", fh->path);
-  fcntl(fh->fd, F_SETFL, fcntl(fh->fd, F_GETFL) & ~O_NONBLOCK);
-  return 0;
+  char name[32] = "";
+  if (fh->rank == 0) snprintf(name, sizeof name, "%s", fh->kind->name);
+  MPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, fh->comm);
+  fh->kind = ostio__kind_find(name);
+  int rc = fh->kind && fh->kind->open ? 0
+           : ostio__fail(OSTIO_ENOTSUP, "%s: kind \"%s\" cannot be opened", fh->path, name);
+  return ostio__agree(fh->comm, rc);
 }
 
 /* Collective: the aggregator candidates, spread over nodes. */
@@ -157,9 +152,7 @@ static void destroy(ostio_file *fh)
   if (!fh) return;
   ostio__io_fini(&fh->io);
   ostio__coll_fini(fh);
-  if (fh->fd >= 0) close(fh->fd);
-  ostio__ctr_close(&fh->ctr, 0);
-  ostio__file_log_free(fh);
+  if (fh->kind && fh->kind->discard) fh->kind->discard(fh);
   if (fh->comm != MPI_COMM_NULL) MPI_Comm_free(&fh->comm);
   ostio__layout_destroy(fh->layout);
   free(fh->eligible);
@@ -194,33 +187,17 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
   MPI_Comm_size(fh->comm, &fh->nprocs);
   fh->can_read = !(amode & MPI_MODE_WRONLY);
   fh->can_write = !(amode & MPI_MODE_RDONLY);
-  if (fh->hints.ostio_container == OSTIO__CONTAINER_LOG && (amode & MPI_MODE_CREATE)) {
-    /* hostdirs of a new log container: ceil(sqrt(nodes)) (docs/containers.md). */
-    MPI_Comm node; /* the nodes writers=node uses (file_log_node.c) */
-    int leader = 0, me_leader;
-    if (ostio__log_node_comm(fh->comm, &node) == 0) {
-      MPI_Comm_rank(node, &leader);
-      MPI_Comm_free(&node);
-    }
-    me_leader = leader == 0;
-    MPI_Allreduce(&me_leader, &fh->log_nodes, 1, MPI_INT, MPI_SUM, fh->comm);
-  }
+  const ostio__kind_ops *made = kind_for_create(fh);
+  if ((amode & MPI_MODE_CREATE) && made && made->prepare && (rc = made->prepare(fh)) < 0)
+    goto fail;
   if (fh->rank == 0) rc = prepare_on_root(fh);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
-  MPI_Bcast(&fh->is_container, 1, MPI_INT, 0, fh->comm);
-  if (fh->is_container == 2) {
-    if ((rc = ostio__file_log_open(fh)) < 0) goto fail;
-  } else if (fh->is_container) {
-    if ((rc = ostio__file_ctr_open(fh)) < 0) goto fail;
-  } else {
-    rc = open_fd(fh);
-    if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
-    if ((rc = ostio_layout_query(fh->comm, path, info, &fh->layout)) < 0) goto fail;
-  }
+  if ((rc = share_kind(fh)) < 0) goto fail;
+  if ((rc = fh->kind->open(fh, info)) < 0) goto fail;
   if ((rc = find_aggregators(fh)) < 0) goto fail;
   rc = ostio__io_init(&fh->io, fh->fd, fh->rank, fh->layout, &fh->stats);
   if (rc == 0) rc = ostio__fault_check_ranks(&fh->io.fault, fh->nprocs);
-  if (rc == 0 && fh->ctr) rc = ostio__io_set_objects(&fh->io, &fh->objtab);
+  if (rc == 0 && fh->objtab.n > 0) rc = ostio__io_set_objects(&fh->io, &fh->objtab);
   if (rc == 0) rc = ostio__coll_init(fh);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
   *out = fh;
@@ -244,26 +221,12 @@ int ostio_close(ostio_file **fhp)
     .layout_source = fh->layout->source, .strategy = strat, .hints = &fh->hints,
   };
   int rc = ostio__stats_report(fh->comm, &fh->stats, &info, getenv("OSTIO_STATS"));
-  int rc2 = 0;
   ostio__io_fini(&fh->io);
-  if (fh->log)
-    rc2 = ostio__file_log_close(fh);
-  else if (fh->is_container)
-    rc2 = ostio__file_ctr_close(fh);
-  else if (close(fh->fd) < 0)
-    rc2 = ostio__fail(ostio__from_errno(errno), "close %s: %s", fh->path, strerror(errno));
-  fh->fd = -1;
+  int rc2 = fh->kind->close ? fh->kind->close(fh) : unsupported(fh, "close");
   if (rc == 0) rc = rc2;
   rc = ostio__agree(fh->comm, rc);
-  if ((fh->amode & MPI_MODE_DELETE_ON_CLOSE) && fh->is_container) {
-    rc2 = ostio__file_ctr_delete(fh);
-    if (rc == 0) rc = rc2;
-  } else if ((fh->amode & MPI_MODE_DELETE_ON_CLOSE)) {
-    rc2 = 0;
-    if (fh->rank == 0 && unlink(fh->path) < 0)
-      rc2 = ostio__fail(ostio__from_errno(errno), "delete on close %s: %s", fh->path,
-                        strerror(errno));
-    rc2 = ostio__agree(fh->comm, rc2);
+  if (fh->amode & MPI_MODE_DELETE_ON_CLOSE) {
+    rc2 = fh->kind->remove ? fh->kind->remove(fh) : ostio__agree(fh->comm, unsupported(fh, "delete on close"));
     if (rc == 0) rc = rc2;
   }
   destroy(fh);
@@ -290,8 +253,9 @@ int ostio_write_at(ostio_file *fh, int64_t offset, const void *buf, size_t len)
   int rc = check_indep(fh, 1, offset, buf, len);
   if (rc < 0) return rc;
   ostio__stat_add(&fh->stats, OSTIO__STAT_indep_writes, 1);
-  if (fh->log) return len ? ostio__file_log_write_at(fh, offset, buf, len) : 0;
-  return len ? ostio__io_pwrite(&fh->io, buf, len, offset) : 0;
+  if (!len) return 0;
+  return fh->kind->write_at ? fh->kind->write_at(fh, offset, buf, len)
+                            : unsupported(fh, "ostio_write_at");
 }
 
 int ostio_read_at(ostio_file *fh, int64_t offset, void *buf, size_t len)
@@ -299,31 +263,22 @@ int ostio_read_at(ostio_file *fh, int64_t offset, void *buf, size_t len)
   int rc = check_indep(fh, 0, offset, buf, len);
   if (rc < 0) return rc;
   ostio__stat_add(&fh->stats, OSTIO__STAT_indep_reads, 1);
-  if (fh->log) return len ? ostio__file_log_read_at(fh, offset, buf, len) : 0;
-  return len ? ostio__io_pread(&fh->io, buf, len, offset) : 0;
+  if (!len) return 0;
+  return fh->kind->read_at ? fh->kind->read_at(fh, offset, buf, len)
+                           : unsupported(fh, "ostio_read_at");
 }
 
 int ostio_sync(ostio_file *fh)
 {
   if (!fh) return ostio__fail(OSTIO_EINVAL, "ostio_sync: NULL handle");
-  int rc = 0;
-  if (fh->log) return ostio__file_log_sync(fh);
-  if (fh->ctr) rc = ostio__file_ctr_sync(fh);
-  else if (fsync(fh->fd) < 0)
-    rc = ostio__fail(ostio__from_errno(errno), "fsync %s: %s", fh->path, strerror(errno));
-  return ostio__agree(fh->comm, rc);
+  if (!fh->kind->sync) return ostio__agree(fh->comm, unsupported(fh, "ostio_sync"));
+  return fh->kind->sync(fh);
 }
 
 int ostio_get_size(ostio_file *fh, int64_t *size)
 {
-  struct stat st;
   if (!fh || !size) return ostio__fail(OSTIO_EINVAL, "ostio_get_size: NULL argument");
-  if (fh->ctr) return ostio__file_ctr_size(fh, size);
-  if (fh->log) return ostio__file_log_size(fh, size);
-  if (fstat(fh->fd, &st) < 0)
-    return ostio__fail(ostio__from_errno(errno), "fstat %s: %s", fh->path, strerror(errno));
-  *size = (int64_t)st.st_size;
-  return 0;
+  return fh->kind->size ? fh->kind->size(fh, size) : unsupported(fh, "ostio_get_size");
 }
 
 int ostio_set_size(ostio_file *fh, int64_t size)
@@ -333,6 +288,8 @@ int ostio_set_size(ostio_file *fh, int64_t size)
   if (size < 0) rc = ostio__fail(OSTIO_EINVAL, "ostio_set_size: size %lld < 0", (long long)size);
   else if (!fh->can_write)
     rc = ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_RDONLY; cannot resize", fh->path);
+  else if (!fh->kind->set_size)
+    rc = unsupported(fh, "ostio_set_size");
   /* Every rank must agree on the size: a rank with another value is an error. */
   int64_t mm[2] = {size, -size}, out[2];
   if (MPI_Allreduce(mm, out, 2, MPI_INT64_T, MPI_MIN, fh->comm) != MPI_SUCCESS)
@@ -340,25 +297,23 @@ int ostio_set_size(ostio_file *fh, int64_t size)
   else if (rc == 0 && out[0] != -out[1])
     rc = ostio__fail(OSTIO_EINVAL, "ostio_set_size: ranks passed different sizes (%lld .. %lld)",
                      (long long)out[0], (long long)-out[1]);
-  if (fh->log) return ostio__file_log_set_size(fh, size, rc);
-  if (rc == 0 && fh->rank == 0 && fh->ctr) rc = ostio__file_ctr_set_size(fh, size);
-  else if (rc == 0 && fh->rank == 0 && ftruncate(fh->fd, (off_t)size) < 0)
-    rc = ostio__fail(ostio__from_errno(errno), "ftruncate %s to %lld: %s", fh->path,
-                     (long long)size, strerror(errno));
-  return ostio__agree(fh->comm, rc);
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+  return fh->kind->set_size(fh, size);
 }
 
-/* The collective calls: log containers here, everything else in the engine. */
+/* The collective calls: each kind's own (the engine for plain and striped). */
 int ostio_write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const void *buf)
 {
-  if (fh && fh->log) return ostio__file_log_coll(fh, 1, ext, n, (void *)buf);
-  return ostio__engine_write_all(fh, ext, n, buf);
+  if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
+  if (!fh->kind->write_all) return ostio__agree(fh->comm, unsupported(fh, "ostio_write_all"));
+  return fh->kind->write_all(fh, ext, n, buf);
 }
 
 int ostio_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
 {
-  if (fh && fh->log) return ostio__file_log_coll(fh, 0, ext, n, buf);
-  return ostio__engine_read_all(fh, ext, n, buf);
+  if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
+  if (!fh->kind->read_all) return ostio__agree(fh->comm, unsupported(fh, "ostio_read_all"));
+  return fh->kind->read_all(fh, ext, n, buf);
 }
 
 const ostio_layout *ostio_file_layout(const ostio_file *fh) { return fh ? fh->layout : NULL; }

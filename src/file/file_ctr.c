@@ -11,8 +11,9 @@
 #include "core/agree.h"
 #include "core/error.h"
 #include "file/file.h"
+#include "file/kind.h"
 
-int ostio__file_ctr_create(ostio_file *fh)
+static int ctr_create(ostio_file *fh)
 {
   ostio__ctr_params p;
   int created = 0;
@@ -38,8 +39,9 @@ static int share(ostio_file *fh, int rc, char **text, size_t *len)
   return 0;
 }
 
-int ostio__file_ctr_open(ostio_file *fh)
+static int ctr_open(ostio_file *fh, MPI_Info info)
 {
+  (void)info;
   char *text = NULL, *rec = NULL;
   size_t len = 0, rlen = 0;
   int rc = 0;
@@ -70,7 +72,7 @@ done:
   return rc;
 }
 
-int ostio__file_ctr_close(ostio_file *fh)
+static int ctr_close(ostio_file *fh)
 {
   int rc = fh->rank != 0 ? ostio__ctr_close(&fh->ctr, 0) : 0;
   /* Every rank's objects are closed (its writes done) before rank 0 derives
@@ -81,23 +83,49 @@ int ostio__file_ctr_close(ostio_file *fh)
   return rc < 0 ? rc : rc2;
 }
 
-int ostio__file_ctr_delete(ostio_file *fh)
+static int ctr_remove(ostio_file *fh)
 {
   int rc = fh->rank == 0 ? ostio__ctr_remove(fh->path) : 0;
   return ostio__agree(fh->comm, rc);
 }
 
-int ostio__file_ctr_size(ostio_file *fh, int64_t *size)
+static int ctr_size(ostio_file *fh, int64_t *size)
 {
   return ostio__ctr_size(fh->ctr, size, NULL);
 }
 
-int ostio__file_ctr_set_size(ostio_file *fh, int64_t size)
+/* Rank 0 truncates the objects and records the size. */
+static int ctr_set_size(ostio_file *fh, int64_t size)
 {
-  return ostio__ctr_set_size(fh->ctr, size);
+  return ostio__agree(fh->comm, fh->rank == 0 ? ostio__ctr_set_size(fh->ctr, size) : 0);
 }
 
-int ostio__file_ctr_sync(ostio_file *fh)
+static int ctr_sync(ostio_file *fh)
 {
-  return ostio__ctr_sync(fh->ctr);
+  return ostio__agree(fh->comm, ostio__ctr_sync(fh->ctr));
 }
+
+static void ctr_discard(ostio_file *fh)
+{
+  ostio__ctr_close(&fh->ctr, 0);
+}
+
+/* Independent reads and writes go through the io layer, which routes each
+ * piece to its object (fh->objtab); collective ones through the engine. */
+const ostio__kind_ops ostio__kind_striped = {
+  .version = OSTIO__KIND_VERSION,
+  .name = "striped",
+  .create = ctr_create,
+  .open = ctr_open,
+  .close = ctr_close,
+  .discard = ctr_discard,
+  .remove = ctr_remove,
+  .size = ctr_size,
+  .set_size = ctr_set_size,
+  .sync = ctr_sync,
+  .write_all = ostio__engine_write_all,
+  .read_all = ostio__engine_read_all,
+  .write_at = ostio__kind_io_write_at,
+  .read_at = ostio__kind_io_read_at,
+  .check = ostio__ctr_check,
+};

@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "file/file.h"
 #include "file/file_log.h"
+#include "file/kind.h"
 #include "layout/source.h"
 
 struct ostio__loghandle {
@@ -37,24 +38,6 @@ struct ostio__loghandle {
   MPI_Comm node;           /* writers=node, writable: the node's ranks      */
   int *counts, *displs;    /* per rank, allocated at open (agreed)          */
 };
-
-/* ---- creation (rank 0) ------------------------------------------------------------ */
-
-int ostio__file_log_create(ostio_file *fh)
-{
-  ostio__ctr_params p;
-  int created = 0;
-  memset(&p, 0, sizeof p);
-  p.kind = OSTIO__CTR_KIND_LOG;
-  int nodes = fh->log_nodes > 0 ? fh->log_nodes : 1;
-  p.hostdirs = 1; /* ceil(sqrt(nodes)) */
-  while ((int64_t)p.hostdirs * p.hostdirs < nodes && p.hostdirs < OSTIO__LOG_HOSTDIRS_MAX)
-    p.hostdirs++;
-  p.writers = fh->hints.ostio_log_writers;
-  snprintf(p.requested, sizeof p.requested, "hostdirs=%d (ceil(sqrt(%d nodes))) writers=%s",
-           (int)p.hostdirs, nodes, p.writers ? "node" : "rank");
-  return ostio__ctr_create(fh->path, &p, !!(fh->amode & MPI_MODE_EXCL), &created);
-}
 
 /* ---- sharing records ----------------------------------------------------------------- */
 
@@ -183,8 +166,9 @@ done:
   return rc;
 }
 
-int ostio__file_log_open(ostio_file *fh)
+static int log_open(ostio_file *fh, MPI_Info info)
 {
+  (void)info;
   struct ostio__loghandle *L = calloc(1, sizeof *L);
   int *cd = malloc(2 * (size_t)fh->nprocs * sizeof *cd);
   int rc = L && cd ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
@@ -278,7 +262,7 @@ int ostio__file_log_open(ostio_file *fh)
   return ostio__agree(fh->comm, rc);
 }
 
-void ostio__file_log_free(ostio_file *fh)
+static void log_discard(ostio_file *fh)
 {
   struct ostio__loghandle *L = fh->log;
   if (!L) return;
@@ -293,7 +277,7 @@ void ostio__file_log_free(ostio_file *fh)
   fh->log = NULL;
 }
 
-int ostio__file_log_close(ostio_file *fh)
+static int log_close(ostio_file *fh)
 {
   struct ostio__loghandle *L = fh->log;
   int rc = L->w.dfd >= 0 ? ostio__logw_flush(&L->w) : 0;
@@ -305,13 +289,13 @@ int ostio__file_log_close(ostio_file *fh)
    * or a preloaded process may have written too (logsize.c). */
   if (rc == 0 && L->writable && fh->rank == 0) rc2 = ostio__log_publish_clean(L->d, NULL);
   rc2 = ostio__agree(fh->comm, rc2);
-  ostio__file_log_free(fh);
+  log_discard(fh);
   return rc < 0 ? rc : rc2;
 }
 
 /* ---- sizes, sync --------------------------------------------------------------------- */
 
-int ostio__file_log_size(ostio_file *fh, int64_t *size)
+static int log_size(ostio_file *fh, int64_t *size)
 {
   struct ostio__loghandle *L = fh->log;
   int64_t s = L->size_base > L->local_end ? L->size_base : L->local_end;
@@ -324,11 +308,11 @@ int ostio__file_log_size(ostio_file *fh, int64_t *size)
   return 0;
 }
 
-int ostio__file_log_set_size(ostio_file *fh, int64_t size, int rc)
+static int log_set_size(ostio_file *fh, int64_t size)
 {
   struct ostio__loghandle *L = fh->log;
-  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
-  if ((rc = next_epoch(fh)) < 0) return rc;
+  int rc = next_epoch(fh);
+  if (rc < 0) return rc;
   if (fh->rank == 0) {
     ostio__logrec t = {.type = OSTIO__LOGREC_TRUNC, .writer = 0, .seq = seq(L), .lstart = size};
     rc = ostio__logw_append(&L->w, &t);
@@ -341,7 +325,7 @@ int ostio__file_log_set_size(ostio_file *fh, int64_t size, int rc)
   return next_epoch(fh);
 }
 
-int ostio__file_log_sync(ostio_file *fh)
+static int log_sync(ostio_file *fh)
 {
   struct ostio__loghandle *L = fh->log;
   int rc = L->w.dfd >= 0 ? ostio__logw_sync(&L->w) : 0;
@@ -434,7 +418,7 @@ static int logical_fail(const ostio_file *fh, int rc, int64_t lo, int64_t hi, in
                      (long long)at, why);
 }
 
-int ostio__file_log_write_at(ostio_file *fh, int64_t off, const void *buf, size_t len)
+static int log_write_at(ostio_file *fh, int64_t off, const void *buf, size_t len)
 {
   struct ostio__loghandle *L = fh->log;
   int rc = ostio__logw_create(&L->w);
@@ -450,7 +434,7 @@ int ostio__file_log_write_at(ostio_file *fh, int64_t off, const void *buf, size_
   return rc;
 }
 
-int ostio__file_log_read_at(ostio_file *fh, int64_t off, void *buf, size_t len)
+static int log_read_at(ostio_file *fh, int64_t off, void *buf, size_t len)
 {
   rlist rl = {0};
   int rc = plan_read(fh->log, off, (int64_t)len, buf, &rl);
@@ -542,8 +526,7 @@ static int coll_write(ostio_file *fh, const lext *e, size_t n, const char *buf)
   return rc;
 }
 
-int ostio__file_log_coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n,
-                         void *buf)
+static int log_coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n, void *buf)
 {
   struct ostio__loghandle *L = fh->log;
   lext *e = NULL;
@@ -581,3 +564,26 @@ done:
   free(e);
   return rc;
 }
+
+static int log_write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const void *buf)
+{
+  return log_coll(fh, 1, ext, n, (void *)buf);
+}
+
+static int log_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
+{
+  return log_coll(fh, 0, ext, n, buf);
+}
+
+static int log_remove(ostio_file *fh)
+{
+  return ostio__agree(fh->comm, fh->rank == 0 ? ostio__ctr_remove(fh->path) : 0);
+}
+
+const ostio__kind_ops ostio__kind_log = {
+  .version = OSTIO__KIND_VERSION, .name = "log", .prepare = ostio__log_prepare,
+  .create = ostio__log_create, .open = log_open, .close = log_close, .discard = log_discard,
+  .remove = log_remove, .size = log_size, .set_size = log_set_size, .sync = log_sync,
+  .write_all = log_write_all, .read_all = log_read_all, .write_at = log_write_at,
+  .read_at = log_read_at, .check = ostio__log_check, .recover = ostio__log_recover,
+};

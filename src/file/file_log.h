@@ -32,4 +32,10 @@ int ostio__log_node_comm(MPI_Comm comm, MPI_Comm *node);
 int ostio__log_funnel(MPI_Comm node, ostio__io *io, ostio__logw *w, uint64_t seq,
                       int64_t round, const ostio__lext *e, size_t n, const char *buf);
 
+/* The log kind's prepare (collective: counts the nodes writing into
+ * fh->prepared) and create (rank 0: hostdirs ceil(sqrt(nodes))). */
+struct ostio_file;
+int ostio__log_prepare(struct ostio_file *fh);
+int ostio__log_create(struct ostio_file *fh);
+
 #endif

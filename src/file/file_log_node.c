@@ -4,13 +4,16 @@
  * data log and one index log per node instead of per rank (PLFS's metadata
  * storms came from several files per process). Independent writes cannot
  * funnel (the leader does not take part): file_log.c gives them the rank's
- * own logs, as with writers=rank. See docs/containers.md, "writers=node". */
+ * own logs, as with writers=rank. See docs/containers.md, "writers=node".
+ * Also the log kind's creation: its node count and its directory. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/agree.h"
 #include "core/error.h"
+#include "file/file.h"
 #include "file/file_log.h"
 
 int ostio__log_node_comm(MPI_Comm comm, MPI_Comm *node)
@@ -134,4 +137,36 @@ done:
   free(sbuf);
   free(rbuf);
   return rc;
+}
+
+/* ---- creation: the node count (collective), then the container (rank 0) ---- */
+
+int ostio__log_prepare(ostio_file *fh)
+{
+  MPI_Comm node; /* the nodes writers=node uses */
+  int leader = 0, me_leader, nodes = 0;
+  if (ostio__log_node_comm(fh->comm, &node) == 0) {
+    MPI_Comm_rank(node, &leader);
+    MPI_Comm_free(&node);
+  }
+  me_leader = leader == 0;
+  MPI_Allreduce(&me_leader, &nodes, 1, MPI_INT, MPI_SUM, fh->comm);
+  fh->prepared = nodes;
+  return 0;
+}
+
+int ostio__log_create(ostio_file *fh)
+{
+  ostio__ctr_params p;
+  int created = 0;
+  memset(&p, 0, sizeof p);
+  p.kind = OSTIO__CTR_KIND_LOG;
+  int nodes = fh->prepared > 0 ? (int)fh->prepared : 1;
+  p.hostdirs = 1; /* ceil(sqrt(nodes)) */
+  while ((int64_t)p.hostdirs * p.hostdirs < nodes && p.hostdirs < OSTIO__LOG_HOSTDIRS_MAX)
+    p.hostdirs++;
+  p.writers = fh->hints.ostio_log_writers;
+  snprintf(p.requested, sizeof p.requested, "hostdirs=%d (ceil(sqrt(%d nodes))) writers=%s",
+           (int)p.hostdirs, nodes, p.writers ? "node" : "rank");
+  return ostio__ctr_create(fh->path, &p, !!(fh->amode & MPI_MODE_EXCL), &created);
 }

@@ -1,0 +1,127 @@
+/* The plain kind: a regular file (or a device) at fh->path, read and written
+ * through the io layer on one fd; collective calls go to the engine. Its
+ * layout comes from the layout sources (Lustre, emulated, hints, defaults). */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/agree.h"
+#include "core/error.h"
+#include "file/file.h"
+#include "file/kind.h"
+#include "layout/source.h"
+
+static int plain_create(ostio_file *fh)
+{
+  return ostio__layout_create(fh->path, &fh->hints, NULL, 0666, NULL);
+}
+
+static int open_fd(ostio_file *fh)
+{
+  int flags = fh->can_read && fh->can_write ? O_RDWR : fh->can_write ? O_WRONLY : O_RDONLY;
+  /* Read-modify-write needs to read a write-only file. */
+  fh->fd = -1;
+  if (flags == O_WRONLY && fh->hints.romio_ds_write == OSTIO__TRI_ENABLE)
+    fh->fd = open(fh->path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+  /* O_NONBLOCK: a FIFO put in the file's place after rank 0 looked must not
+   * block this open; it is refused below, and dropped for everything else. */
+  if (fh->fd < 0) fh->fd = open(fh->path, flags | O_CLOEXEC | O_NONBLOCK);
+  if (fh->fd < 0)
+    return ostio__fail(ostio__from_errno(errno), "open %s: %s", fh->path, strerror(errno));
+  struct stat st;
+  if (fstat(fh->fd, &st) < 0)
+    return ostio__fail(ostio__from_errno(errno), "fstat %s: %s", fh->path, strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return ostio__fail(OSTIO_EISDIR, "%s is a directory", fh->path);
+  if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+    return ostio__fail(OSTIO_EINVAL, "%s is a FIFO or socket; ostio opens regular files, "
+                       "devices and containers", fh->path);
+  fcntl(fh->fd, F_SETFL, fcntl(fh->fd, F_GETFL) & ~O_NONBLOCK);
+  return 0;
+}
+
+static int plain_open(ostio_file *fh, MPI_Info info)
+{
+  int rc = ostio__agree(fh->comm, open_fd(fh));
+  if (rc == 0) rc = ostio_layout_query(fh->comm, fh->path, info, &fh->layout);
+  return rc;
+}
+
+static int plain_close(ostio_file *fh)
+{
+  int rc = 0;
+  if (close(fh->fd) < 0)
+    rc = ostio__fail(ostio__from_errno(errno), "close %s: %s", fh->path, strerror(errno));
+  fh->fd = -1;
+  return ostio__agree(fh->comm, rc);
+}
+
+static void plain_discard(ostio_file *fh)
+{
+  if (fh->fd >= 0) close(fh->fd);
+  fh->fd = -1;
+}
+
+static int plain_remove(ostio_file *fh)
+{
+  int rc = 0;
+  if (fh->rank == 0 && unlink(fh->path) < 0)
+    rc = ostio__fail(ostio__from_errno(errno), "delete on close %s: %s", fh->path,
+                     strerror(errno));
+  return ostio__agree(fh->comm, rc);
+}
+
+static int plain_size(ostio_file *fh, int64_t *size)
+{
+  struct stat st;
+  if (fstat(fh->fd, &st) < 0)
+    return ostio__fail(ostio__from_errno(errno), "fstat %s: %s", fh->path, strerror(errno));
+  *size = (int64_t)st.st_size;
+  return 0;
+}
+
+static int plain_set_size(ostio_file *fh, int64_t size)
+{
+  int rc = 0;
+  if (fh->rank == 0 && ftruncate(fh->fd, (off_t)size) < 0)
+    rc = ostio__fail(ostio__from_errno(errno), "ftruncate %s to %lld: %s", fh->path,
+                     (long long)size, strerror(errno));
+  return ostio__agree(fh->comm, rc);
+}
+
+static int plain_sync(ostio_file *fh)
+{
+  int rc = 0;
+  if (fsync(fh->fd) < 0)
+    rc = ostio__fail(ostio__from_errno(errno), "fsync %s: %s", fh->path, strerror(errno));
+  return ostio__agree(fh->comm, rc);
+}
+
+int ostio__kind_io_write_at(ostio_file *fh, int64_t off, const void *buf, size_t len)
+{
+  return ostio__io_pwrite(&fh->io, buf, len, off);
+}
+
+int ostio__kind_io_read_at(ostio_file *fh, int64_t off, void *buf, size_t len)
+{
+  return ostio__io_pread(&fh->io, buf, len, off);
+}
+
+const ostio__kind_ops ostio__kind_plain = {
+  .version = OSTIO__KIND_VERSION,
+  .name = "plain",
+  .create = plain_create,
+  .open = plain_open,
+  .close = plain_close,
+  .discard = plain_discard,
+  .remove = plain_remove,
+  .size = plain_size,
+  .set_size = plain_set_size,
+  .sync = plain_sync,
+  .write_all = ostio__engine_write_all,
+  .read_all = ostio__engine_read_all,
+  .write_at = ostio__kind_io_write_at,
+  .read_at = ostio__kind_io_read_at,
+};
