@@ -6,14 +6,15 @@
 #   scripts/bench-matrix.sh [--group G]... [--only GLOB] [--iters N] [--build DIR] OUTDIR
 #
 # --only GLOB runs only the cases whose name matches (e.g. 'ior_*', 'flash_disk').
-# Groups: plain (ior, strided 4 KiB and 47,008 B, flash; 2 ranks),
+# Groups: plain (ior, strided 4 KiB and 47,008 B, flash; 2 ranks), ior-long
+#         (ior with 2 GiB per phase: write phases >= 0.3 s; 2 ranks),
 #         over (the same with 4 ranks, oversubscribed), btio (class A,
 #         4 ranks), striped (striped containers K = 2, 4 vs MPI-IO: ior,
 #         strided 1 MiB), striped-btio (the same for btio class A, 4 ranks),
 #         log (log containers vs MPI-IO: strided 4 KiB (32 and 128 MiB) and 47,008 B).
 # Default: plain. Disk = /tmp, tmpfs = /dev/shm (override DISK=, TMPFS=).
 set -euo pipefail
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 groups=() iters=5 build=build-meas out= only='*'
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -68,6 +69,12 @@ for g in "${groups[@]}"; do
   case "$g" in
     plain) plain_cases 2 "" ;;
     over) plain_cases 4 "_np4" ;;
+    ior-long)   # ior with 2 GiB per phase, so that every write phase lasts >= 0.3 s
+      for fs in disk tmpfs; do
+        dir=$DISK; [ $fs = tmpfs ] && dir=$TMPFS
+        mkdir -p "$dir/obmeas"
+        one "iorL_${fs}" 2 -a $A -c -W -R -p ior -b 16m -t 1m -s 64 -i "$iters" $L -o "$dir/obmeas/f"
+      done ;;
     btio)
       for fs in disk tmpfs; do
         dir=$DISK; [ $fs = tmpfs ] && dir=$TMPFS
@@ -103,7 +110,7 @@ for g in "${groups[@]}"; do
         one "log_s47_${fs}" 2 $G -p strided -t 47008 -b 47008 -s 1024 -o "$dir/obmeas/f"
         one "log_s4k128_${fs}" 2 $G -p strided -t 4k -b 4k -s 16384 -o "$dir/obmeas/f"
       done ;;
-    *) echo "bench-matrix: unknown group $g (plain, over, btio, striped, striped-btio, log)" >&2; exit 2 ;;
+    *) echo "bench-matrix: unknown group $g (plain, ior-long, over, btio, striped, striped-btio, log)" >&2; exit 2 ;;
   esac
 done
 python3 "$here/scripts/bench-table.py" "$out"/*.json > "$out/tables.md"
