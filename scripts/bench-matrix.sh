@@ -7,7 +7,7 @@
 #
 # --only GLOB runs only the cases whose name matches (e.g. 'ior_*', 'flash_disk').
 # Groups: plain (ior, strided 4 KiB and 47,008 B, flash; 2 ranks), ior-long
-#         (ior with 2 GiB per phase: write phases >= 0.3 s; 2 ranks),
+#         (ior writes only, 2 GiB per phase: phases >= 0.3 s; 2 ranks),
 #         over (the same with 4 ranks, oversubscribed), btio (class A,
 #         4 ranks), striped (striped containers K = 2, 4 vs MPI-IO: ior,
 #         strided 1 MiB), striped-btio (the same for btio class A, 4 ranks),
@@ -69,11 +69,11 @@ for g in "${groups[@]}"; do
   case "$g" in
     plain) plain_cases 2 "" ;;
     over) plain_cases 4 "_np4" ;;
-    ior-long)   # ior with 2 GiB per phase, so that every write phase lasts >= 0.3 s
+    ior-long)   # ior writes, 2 GiB per phase, so that every phase lasts >= 0.3 s (no -W: time)
       for fs in disk tmpfs; do
         dir=$DISK; [ $fs = tmpfs ] && dir=$TMPFS
         mkdir -p "$dir/obmeas"
-        one "iorL_${fs}" 2 -a $A -c -W -R -p ior -b 16m -t 1m -s 64 -i "$iters" $L -o "$dir/obmeas/f"
+        one "iorL_${fs}" 2 -a $A -c -w -p ior -b 16m -t 1m -s 64 -i "$iters" $L -o "$dir/obmeas/f"
       done ;;
     btio)
       for fs in disk tmpfs; do
