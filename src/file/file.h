@@ -26,9 +26,7 @@ struct ostio_file {
   const char *last_strategy;
   const struct ostio__kind_ops *kind; /* how the file is stored (kind.h) */
   int64_t prepared;         /* the kind's prepare result, for its create   */
-  void *kind_data;          /* a kind's own state (kinds without a field)  */
-  struct ostio__loghandle *log; /* the log kind's state (file_log.c)      */
-  struct ostio__ctr *ctr;   /* the striped kind's open objects (file_ctr.c) */
+  void *kind_data;          /* the kind's own state; its discard frees it  */
   ostio__io_objects objtab; /* what io routes through (borrowed from ctr)  */
   struct ostio__coll_scratch *scratch; /* per-call arrays sized by nprocs (coll.c) */
 };

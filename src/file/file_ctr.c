@@ -13,6 +13,18 @@
 #include "file/file.h"
 #include "file/kind.h"
 
+/* The open container (its objects) is the kind's state, fh->kind_data. */
+static ostio__ctr *ctr_of(const ostio_file *fh) { return fh->kind_data; }
+
+/* Closes it (clean: the derived size is recorded clean); NULL afterwards. */
+static int close_ctr(ostio_file *fh, int clean)
+{
+  ostio__ctr *c = fh->kind_data;
+  int rc = ostio__ctr_close(&c, clean);
+  fh->kind_data = c;
+  return rc;
+}
+
 static int ctr_create(ostio_file *fh)
 {
   ostio__ctr_params p;
@@ -45,17 +57,22 @@ static int ctr_open(ostio_file *fh, MPI_Info info)
   char *text = NULL, *rec = NULL;
   size_t len = 0, rlen = 0;
   int rc = 0;
+  ostio__ctr *c = NULL;
   if (fh->rank == 0) {
-    rc = ostio__ctr_open(fh->path, fh->can_write, &fh->ctr);
-    if (rc == 0) rc = ostio__manifest_format(&fh->ctr->m, &text, &len);
+    rc = ostio__ctr_open(fh->path, fh->can_write, &c);
+    fh->kind_data = c;
+    if (rc == 0) rc = ostio__manifest_format(&c->m, &text, &len);
   }
   if ((rc = share(fh, rc, &text, &len)) < 0) goto done;
-  if (fh->rank != 0) rc = ostio__ctr_open_text(fh->path, text, len, fh->can_write, &fh->ctr);
+  if (fh->rank != 0) {
+    rc = ostio__ctr_open_text(fh->path, text, len, fh->can_write, &c);
+    fh->kind_data = c;
+  }
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
   /* The layout: rank 0 asks (on Lustre each object's OST), the others decode. */
   if (fh->rank == 0) {
     ostio_layout *l = NULL;
-    rc = ostio__ctr_layout(fh->ctr, &l);
+    rc = ostio__ctr_layout(c, &l);
     if (rc == 0) rc = ostio__record_encode(l, &rec, &rlen);
     ostio__layout_destroy(l);
   }
@@ -63,9 +80,9 @@ static int ctr_open(ostio_file *fh, MPI_Info info)
   rc = ostio__record_decode(rec, rlen, &fh->layout);
   if (rc == 0) snprintf(fh->layout->source, sizeof fh->layout->source, "container");
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
-  const ostio__manifest *m = &fh->ctr->m;
+  const ostio__manifest *m = &c->m;
   fh->objtab = (ostio__io_objects){.n = m->nobjects, .stripe_size = m->stripe_size,
-                                   .fd = fh->ctr->fd, .name = m->names};
+                                   .fd = c->fd, .name = m->names};
 done:
   free(text);
   free(rec);
@@ -74,11 +91,11 @@ done:
 
 static int ctr_close(ostio_file *fh)
 {
-  int rc = fh->rank != 0 ? ostio__ctr_close(&fh->ctr, 0) : 0;
+  int rc = fh->rank != 0 ? close_ctr(fh, 0) : 0;
   /* Every rank's objects are closed (its writes done) before rank 0 derives
    * the size it records as clean. */
   rc = ostio__agree(fh->comm, rc);
-  int rc2 = fh->rank == 0 ? ostio__ctr_close(&fh->ctr, rc == 0) : 0;
+  int rc2 = fh->rank == 0 ? close_ctr(fh, rc == 0) : 0;
   rc2 = ostio__agree(fh->comm, rc2);
   return rc < 0 ? rc : rc2;
 }
@@ -91,23 +108,23 @@ static int ctr_remove(ostio_file *fh)
 
 static int ctr_size(ostio_file *fh, int64_t *size)
 {
-  return ostio__ctr_size(fh->ctr, size, NULL);
+  return ostio__ctr_size(ctr_of(fh), size, NULL);
 }
 
 /* Rank 0 truncates the objects and records the size. */
 static int ctr_set_size(ostio_file *fh, int64_t size)
 {
-  return ostio__agree(fh->comm, fh->rank == 0 ? ostio__ctr_set_size(fh->ctr, size) : 0);
+  return ostio__agree(fh->comm, fh->rank == 0 ? ostio__ctr_set_size(ctr_of(fh), size) : 0);
 }
 
 static int ctr_sync(ostio_file *fh)
 {
-  return ostio__agree(fh->comm, ostio__ctr_sync(fh->ctr));
+  return ostio__agree(fh->comm, ostio__ctr_sync(ctr_of(fh)));
 }
 
 static void ctr_discard(ostio_file *fh)
 {
-  ostio__ctr_close(&fh->ctr, 0);
+  close_ctr(fh, 0);
 }
 
 /* Independent reads and writes go through the io layer, which routes each

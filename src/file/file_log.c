@@ -45,7 +45,7 @@ struct ostio__loghandle {
  * ones when add_own). Collective; the outcome is agreed. */
 static int gather(ostio_file *fh, const ostio__logent *mine, size_t n, int add_own)
 {
-  struct ostio__loghandle *L = fh->log;
+  struct ostio__loghandle *L = fh->kind_data;
   int P = fh->nprocs, rc = 0, cnt = n > INT32_MAX ? -1 : (int)n;
   int *counts = L->counts, *displs = L->displs;
   ostio__logent *all = NULL;
@@ -92,7 +92,7 @@ static int own_to_map(struct ostio__loghandle *L)
 /* Collective on readable handles: everyone's records since the last refresh. */
 static int refresh(ostio_file *fh)
 {
-  struct ostio__loghandle *L = fh->log;
+  struct ostio__loghandle *L = fh->kind_data;
   int rc = L->w.dfd >= 0 ? ostio__logw_flush(&L->w) : 0;
   if (rc == 0) rc = own_to_map(L);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
@@ -105,10 +105,11 @@ static int refresh(ostio_file *fh)
  * alike: no agreement needed. */
 static int next_epoch(ostio_file *fh)
 {
-  if (fh->log->epoch == UINT32_MAX)
+  struct ostio__loghandle *L = fh->kind_data;
+  if (L->epoch == UINT32_MAX)
     return ostio__fail(OSTIO_ERANGE, "%s: 2^32 collective calls in one session; close and "
                        "reopen the file", fh->path);
-  fh->log->epoch++;
+  L->epoch++;
   return 0;
 }
 
@@ -122,7 +123,7 @@ static uint64_t seq(const struct ostio__loghandle *L)
 /* Rank 0's listing to every rank: manifest text, src table, compact flag. */
 static int share_listing(ostio_file *fh, int rc, ostio__sizerec *rec, int *have_rec)
 {
-  struct ostio__loghandle *L = fh->log;
+  struct ostio__loghandle *L = fh->kind_data;
   char *text = NULL;
   size_t len = 0;
   int64_t hdr[6] = {0};
@@ -177,7 +178,7 @@ static int log_open(ostio_file *fh, MPI_Info info)
     free(cd);
     return rc;
   }
-  fh->log = L;
+  fh->kind_data = L;
   ostio__logw_init(&L->w, NULL, 0, 0, 0); /* no fds yet: a failed open closes none */
   L->counts = cd;
   L->displs = cd + fh->nprocs;
@@ -264,7 +265,7 @@ static int log_open(ostio_file *fh, MPI_Info info)
 
 static void log_discard(ostio_file *fh)
 {
-  struct ostio__loghandle *L = fh->log;
+  struct ostio__loghandle *L = fh->kind_data;
   if (!L) return;
   ostio__logw_close(&L->w);
   ostio__log_close(&L->d);
@@ -274,12 +275,12 @@ static void log_discard(ostio_file *fh)
   if (L->node != MPI_COMM_NULL) MPI_Comm_free(&L->node);
   free(L->counts);
   free(L);
-  fh->log = NULL;
+  fh->kind_data = NULL;
 }
 
 static int log_close(ostio_file *fh)
 {
-  struct ostio__loghandle *L = fh->log;
+  struct ostio__loghandle *L = fh->kind_data;
   int rc = L->w.dfd >= 0 ? ostio__logw_flush(&L->w) : 0;
   int rc2 = ostio__logw_close(&L->w);
   if (rc == 0) rc = rc2;
@@ -297,7 +298,7 @@ static int log_close(ostio_file *fh)
 
 static int log_size(ostio_file *fh, int64_t *size)
 {
-  struct ostio__loghandle *L = fh->log;
+  struct ostio__loghandle *L = fh->kind_data;
   int64_t s = L->size_base > L->local_end ? L->size_base : L->local_end;
   if (L->readable) {
     s = L->map.size;
@@ -310,7 +311,7 @@ static int log_size(ostio_file *fh, int64_t *size)
 
 static int log_set_size(ostio_file *fh, int64_t size)
 {
-  struct ostio__loghandle *L = fh->log;
+  struct ostio__loghandle *L = fh->kind_data;
   int rc = next_epoch(fh);
   if (rc < 0) return rc;
   if (fh->rank == 0) {
@@ -327,7 +328,7 @@ static int log_set_size(ostio_file *fh, int64_t size)
 
 static int log_sync(ostio_file *fh)
 {
-  struct ostio__loghandle *L = fh->log;
+  struct ostio__loghandle *L = fh->kind_data;
   int rc = L->w.dfd >= 0 ? ostio__logw_sync(&L->w) : 0;
   if (rc == 0) rc = own_to_map(L);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
@@ -390,7 +391,7 @@ static int plan_read(struct ostio__loghandle *L, int64_t off, int64_t len, char 
  * merged into one pread (through the io layer: statistics and faults). */
 static int do_reads(ostio_file *fh, rlist *rl)
 {
-  struct ostio__loghandle *L = fh->log;
+  struct ostio__loghandle *L = fh->kind_data;
   int rc = 0;
   if (rl->n > 1) qsort(rl->r, rl->n, sizeof *rl->r, rreq_cmp);
   for (size_t i = 0; i < rl->n && rc == 0;) {
@@ -420,7 +421,7 @@ static int logical_fail(const ostio_file *fh, int rc, int64_t lo, int64_t hi, in
 
 static int log_write_at(ostio_file *fh, int64_t off, const void *buf, size_t len)
 {
-  struct ostio__loghandle *L = fh->log;
+  struct ostio__loghandle *L = fh->kind_data;
   int rc = ostio__logw_create(&L->w);
   if (rc < 0) return rc;
   fh->io.fd = L->w.dfd;
@@ -437,7 +438,7 @@ static int log_write_at(ostio_file *fh, int64_t off, const void *buf, size_t len
 static int log_read_at(ostio_file *fh, int64_t off, void *buf, size_t len)
 {
   rlist rl = {0};
-  int rc = plan_read(fh->log, off, (int64_t)len, buf, &rl);
+  int rc = plan_read(fh->kind_data, off, (int64_t)len, buf, &rl);
   if (rc == 0) rc = do_reads(fh, &rl);
   free(rl.r);
   return rc;
@@ -492,7 +493,7 @@ static int local_extents(const ostio_extent *ext, size_t n, lext **out, size_t *
 
 static int coll_write(ostio_file *fh, const lext *e, size_t n, const char *buf)
 {
-  struct ostio__loghandle *L = fh->log;
+  struct ostio__loghandle *L = fh->kind_data;
   if (L->node != MPI_COMM_NULL) { /* collective over the node, even when n = 0 */
     int64_t round = fh->hints.cb_buffer_size;
     if (round < 1 || round > FUNNEL_ROUND_MAX) round = FUNNEL_ROUND_MAX;
@@ -528,7 +529,7 @@ static int coll_write(ostio_file *fh, const lext *e, size_t n, const char *buf)
 
 static int log_coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n, void *buf)
 {
-  struct ostio__loghandle *L = fh->log;
+  struct ostio__loghandle *L = fh->kind_data;
   lext *e = NULL;
   size_t ne = 0;
   int64_t bytes = 0;
