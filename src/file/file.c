@@ -198,6 +198,10 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
   rc = ostio__io_init(&fh->io, fh->fd, fh->rank, fh->layout, &fh->stats);
   if (rc == 0) rc = ostio__fault_check_ranks(&fh->io.fault, fh->nprocs);
   if (rc == 0 && fh->objtab.n > 0) rc = ostio__io_set_objects(&fh->io, &fh->objtab);
+  /* O_DIRECT hints: the io layer opens the direct descriptor (src/io/direct.c). */
+  if (rc == 0 && (fh->hints.direct_read || fh->hints.direct_write))
+    rc = ostio__io_enable_direct(&fh->io, fh->path, fh->hints.direct_read,
+                                 fh->hints.direct_write);
   if (rc == 0) rc = ostio__coll_init(fh);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
   *out = fh;

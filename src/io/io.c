@@ -1,7 +1,9 @@
 /* System I/O of one open file: pread/pwrite loops, batches, statistics and
- * OSTIO_FAULT injection. Every system read or write call goes through
- * ostio__io_call_begin, on the loop path and on the io_uring path alike, so
- * NTH in OSTIO_FAULT and the sys_* counters mean the same on both. */
+ * OSTIO_FAULT injection, and the "fd" and "objects" backends (backend.h).
+ * Every system read or write call goes through ostio__io_call_begin, on the
+ * loop path, the io_uring path and the O_DIRECT path alike, so NTH in
+ * OSTIO_FAULT and the sys_* counters mean the same on all. time_io is added
+ * in one place: run(). */
 #include "io/io.h"
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "io/backend.h"
 #include "io/uring.h"
 
 #define DETAIL_KEEP 512
@@ -23,6 +26,7 @@ int ostio__io_init(ostio__io *io, int fd, int rank, const ostio_layout *layout,
 {
   memset(io, 0, sizeof *io);
   io->fd = fd;
+  io->be = &ostio__io_backend_fd;
   io->rank = rank;
   io->layout = layout;
   io->stats = stats;
@@ -48,6 +52,8 @@ int ostio__io_init(ostio__io *io, int fd, int rank, const ostio_layout *layout,
 
 void ostio__io_fini(ostio__io *io)
 {
+  if (io->be && io->be->fini) io->be->fini(io);
+  io->be_state = NULL;
 #ifdef OSTIO_HAVE_URING
   ostio__uring_free(io);
 #endif
@@ -62,6 +68,8 @@ int ostio__io_set_objects(ostio__io *io, const ostio__io_objects *o)
   free(io->obj_used);
   io->obj_used = NULL;
   io->obj = NULL;
+  if (io->be && io->be->fini) io->be->fini(io);
+  io->be = &ostio__io_backend_fd;
   if (!o) return 0;
   if (o->n < 1 || o->stripe_size < 1 || !o->fd)
     return ostio__fail(OSTIO_EINVAL, "io: object table with %d objects and stripe size %lld; "
@@ -69,6 +77,7 @@ int ostio__io_set_objects(ostio__io *io, const ostio__io_objects *o)
   if (!(io->obj_used = calloc((size_t)o->n, 1)))
     return ostio__fail(OSTIO_ENOMEM, "io: out of memory for %d objects", (int)o->n);
   io->obj = o;
+  io->be = &ostio__io_backend_objects;
   return 0;
 }
 
@@ -244,12 +253,13 @@ static int by_place(const void *a, const void *b)
   return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* The system requests for n sorted, non-overlapping logical requests: the
- * same for a plain file; for a container each is cut at stripe boundaries,
- * sorted by (object, object offset) and parts adjacent in one object and in
- * memory merged. *out is malloc'ed. */
-static int route(const ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
-                 ostio__io_preq **out, size_t *nout)
+/* The objects backend's route: the system requests for n sorted,
+ * non-overlapping logical requests, each cut at stripe boundaries, sorted by
+ * (object, object offset) and parts adjacent in one object and in memory
+ * merged. Without an object table (never, once set_objects chose this
+ * backend) each request stays one request on io->fd. *out is malloc'ed. */
+static int route_objects(const ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
+                         ostio__io_preq **out, size_t *nout)
 {
   const ostio__io_objects *o = io->obj;
   size_t cap = 0;
@@ -308,40 +318,82 @@ static int route(const ostio__io *io, int is_write, const ostio__io_req *r, size
   return 0;
 }
 
-/* Runs requests with the loop; the first failure is returned after every
- * request was attempted. */
-static int run_loop(ostio__io *io, int is_write, const ostio__io_preq *q, size_t k)
+/* ---- backends: fd and objects --------------------------------------------- */
+
+int ostio__io_uring_batch(ostio__io *io, int is_write, const ostio__io_preq *q, size_t n,
+                          int *used)
 {
-  char keep[DETAIL_KEEP];
-  int first = 0;
-  for (size_t i = 0; i < k; i++)
-    ostio__io_keep_first(ostio__io_loop(io, is_write, &q[i], 0), &first, keep, sizeof keep);
-  if (first < 0) ostio__set_detail(keep);
-  return first;
+  *used = 0;
+#ifdef OSTIO_HAVE_URING
+  if (io->uring_use && io->uring_state >= 0 && n >= io->uring_min)
+    return ostio__uring_batch(io, is_write, q, n, used); /* *used 0: no ring, loop */
+#else
+  (void)io; (void)is_write; (void)q; (void)n;
+#endif
+  return 0;
 }
 
-static void add_time(ostio__io *io, double t0)
+const ostio__io_backend ostio__io_backend_fd = {
+  .version = OSTIO__IO_BACKEND_VERSION,
+  .name = "fd",
+  .batch = ostio__io_uring_batch,
+};
+
+const ostio__io_backend ostio__io_backend_objects = {
+  .version = OSTIO__IO_BACKEND_VERSION,
+  .name = "objects",
+  .route = route_objects,
+  .batch = ostio__io_uring_batch,
+};
+
+/* ---- the one path every request takes ------------------------------------- */
+
+/* Moves k sorted, merged, non-empty logical requests through io's backend:
+ * route, then the backend's batch or one move per system request; the first
+ * failure is returned after every request was attempted. The only place
+ * that adds to time_io. */
+static int run(ostio__io *io, int is_write, const ostio__io_req *m, size_t k)
 {
+  const ostio__io_backend *b = io->be ? io->be : &ostio__io_backend_fd;
+  double t0 = io->stats ? ostio__now() : 0;
+  ostio__io_preq one, *q = &one;
+  size_t nq = 1;
+  int rc = 0, used = 0;
+  if (b->route) {
+    if ((rc = b->route(io, is_write, m, k, &q, &nq)) < 0) goto done;
+  } else if (k > 1) {
+    if (!(q = malloc(k * sizeof *q))) {
+      rc = ostio__fail(OSTIO_ENOMEM, "%s %zu requests: out of memory",
+                       is_write ? "writing" : "reading", k);
+      goto done;
+    }
+    nq = k;
+  }
+  if (!b->route)
+    for (size_t i = 0; i < k; i++) q[i] = (ostio__io_preq){io->fd, -1, m[i].off, m[i].len, m[i].buf};
+  if (b->batch) rc = b->batch(io, is_write, q, nq, &used);
+  if (!used) {
+    char keep[DETAIL_KEEP];
+    int first = 0;
+    for (size_t i = 0; i < nq; i++)
+      ostio__io_keep_first(b->move ? b->move(io, is_write, &q[i])
+                                   : ostio__io_loop(io, is_write, &q[i], 0),
+                           &first, keep, sizeof keep);
+    if (first < 0) ostio__set_detail(keep);
+    rc = first;
+  }
+done:
   if (io->stats) io->stats->t[OSTIO__T_time_io] += ostio__now() - t0;
+  if (q != &one) free(q);
+  return rc;
 }
 
 static int one(ostio__io *io, int is_write, char *buf, size_t len, int64_t off)
 {
   int rc = check_range(is_write, len, off);
-  if (rc < 0) return rc;
-  double t0 = io->stats ? ostio__now() : 0;
-  if (!io->obj) {
-    ostio__io_preq q = {io->fd, -1, off, (int64_t)len, buf};
-    rc = ostio__io_loop(io, is_write, &q, 0);
-  } else if (len > 0) {
-    ostio__io_req r = {off, (int64_t)len, buf};
-    ostio__io_preq *q = NULL;
-    size_t k = 0;
-    if ((rc = route(io, is_write, &r, 1, &q, &k)) == 0) rc = run_loop(io, is_write, q, k);
-    free(q);
-  }
-  add_time(io, t0);
-  return rc;
+  if (rc < 0 || len == 0) return rc;
+  ostio__io_req r = {off, (int64_t)len, buf};
+  return run(io, is_write, &r, 1);
 }
 
 int ostio__io_pwrite(ostio__io *io, const void *buf, size_t len, int64_t off)
@@ -417,23 +469,10 @@ static int merge(int is_write, const ostio__io_req *r, size_t n, ostio__io_req *
 static int batch(ostio__io *io, int is_write, const ostio__io_req *r, size_t n)
 {
   ostio__io_req *m;
-  ostio__io_preq *q = NULL;
-  size_t k, nq = 0;
+  size_t k;
   int rc = merge(is_write, r, n, &m, &k);
   if (rc < 0 || k == 0) return rc;
-  double t0 = io->stats ? ostio__now() : 0;
-  if ((rc = route(io, is_write, m, k, &q, &nq)) < 0) goto done;
-#ifdef OSTIO_HAVE_URING
-  if (io->uring_use && io->uring_state >= 0 && nq >= io->uring_min) {
-    int used;
-    rc = ostio__uring_batch(io, is_write, q, nq, &used);
-    if (used) goto done; /* else the ring could not be set up: use the loop */
-  }
-#endif
-  rc = run_loop(io, is_write, q, nq);
-done:
-  add_time(io, t0);
-  free(q);
+  rc = run(io, is_write, m, k);
   free(m);
   return rc;
 }

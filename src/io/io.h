@@ -57,8 +57,12 @@ typedef struct ostio__io_objects {
 } ostio__io_objects;
 
 /* ---- one open file ------------------------------------------------------ */
+struct ostio__io_backend;     /* the ops of a backend: io/backend.h        */
 typedef struct ostio__io {
   int fd;                     /* the plain file (unused with objects)      */
+  const struct ostio__io_backend *be; /* fd, objects, direct, ... (chosen at
+                                 init, set_objects, enable_direct or use)  */
+  void *be_state;             /* the backend's own state (direct: its fd)  */
   const ostio__io_objects *obj; /* NULL for a plain file; borrowed         */
   unsigned char *obj_used;    /* per object: 1 written, 2 read (counters)  */
   int rank;                   /* in the file's communicator (for faults)   */
@@ -83,6 +87,22 @@ int ostio__io_init(ostio__io *io, int fd, int rank, const ostio_layout *layout,
  * io). Counts objfiles_written / objfiles_read per distinct object. */
 int ostio__io_set_objects(ostio__io *io, const ostio__io_objects *o);
 
+/* O_DIRECT (hints direct_read / direct_write; docs/io.md "O_DIRECT"). Opens
+ * path a second time with O_DIRECT (same access mode as io->fd, checked to be
+ * the same file) and from then on serves the aligned middle of every plain
+ * file request in the enabled directions through it, with an aligned bounce
+ * buffer; the unaligned head and tail stay on io->fd. Never fails the open:
+ * when O_DIRECT is refused (tmpfs: EINVAL; container objects; no alignment)
+ * the file stays buffered and direct_fallbacks counts it. Call after
+ * ostio__io_set_objects. Returns 0, or OSTIO_EINVAL for a NULL io or path. */
+int ostio__io_enable_direct(ostio__io *io, const char *path, int rd, int wr);
+/* 1 when enable_direct succeeded for this direction (is_write 1 or 0). */
+int ostio__io_direct_active(const ostio__io *io, int is_write);
+
+/* Selects a backend of the registry by name (io/backend.h; "fd", "objects",
+ * "template" in the tests). OSTIO_EINVAL naming the known ones otherwise. */
+int ostio__io_use(ostio__io *io, const char *name);
+
 /* Writes all len bytes at off; retries EINTR and short writes; a call that
  * makes no progress is OSTIO_EIO. Errors name the offset and the errno. */
 int ostio__io_pwrite(ostio__io *io, const void *buf, size_t len, int64_t off);
@@ -104,7 +124,8 @@ typedef struct ostio__io_req {
 int ostio__io_write_batch(ostio__io *io, const ostio__io_req *r, size_t n);
 int ostio__io_read_batch(ostio__io *io, const ostio__io_req *r, size_t n);
 
-/* Frees batch resources (io_uring ring, object counters). Safe to call twice. */
+/* Frees batch resources (io_uring ring, object counters, the backend's
+ * state such as the O_DIRECT descriptor). Safe to call twice. */
 void ostio__io_fini(ostio__io *io);
 
 #endif

@@ -41,7 +41,10 @@
   X(strategy_auto,         SUM, "collective calls where auto chose the strategy")  \
   X(faults_injected,       SUM, "faults injected by OSTIO_FAULT")                 \
   X(objfiles_written,      SUM, "container object files written (distinct, since open)") \
-  X(objfiles_read,         SUM, "container object files read (distinct, since open)")
+  X(objfiles_read,         SUM, "container object files read (distinct, since open)") \
+  X(direct_bytes_written,  SUM, "bytes written through the O_DIRECT descriptor")  \
+  X(direct_bytes_read,     SUM, "bytes read through the O_DIRECT descriptor")     \
+  X(direct_fallbacks,      SUM, "direct_read/direct_write refused: buffered instead")
 
 /* X(name, description): seconds, summed over calls; the report shows the
  * largest rank and the mean. */
