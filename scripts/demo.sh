@@ -66,9 +66,9 @@ load=$(cut -d' ' -f1 /proc/loadavg)
 run plain plain ostio
 run striped striped ostio:ost
 run log log ostio
-"$py" - "$dir" "$load" <<'EOF' | tee "$dir/summary.txt"
+"$py" - "$dir" "$load" "$(nproc 2>/dev/null || echo 1)" <<'EOF' | tee "$dir/summary.txt"
 import json, sys
-d, load = sys.argv[1], sys.argv[2]
+d, load, ncpu = sys.argv[1], sys.argv[2], int(sys.argv[3])
 rows = [("plain", "plain file, ostio (strategy auto)"),
         ("striped", "striped container, ostio:ost (2 objects)"),
         ("log", "log container (one data log per rank)")]
@@ -81,12 +81,18 @@ for name, what in rows:
     api = next(a for a in doc["config"]["apis"] if a != "mpiio")
     o, m = s[api], s["mpiio"]
     runs = [r for r in doc["runs"] if not r["warmup"]]
+    chosen = sorted({r["strategy"] for r in runs if r["api"] == api and r["strategy"]})
+    if name == "plain" and chosen:
+        what = f"plain file, ostio (auto chose {'/'.join(chosen)})"
     short += [r["t_total"] for r in runs]
     sw = max(r["stats"]["sys_writes"] for r in runs if r["api"] == api)
     print(f"{what:48} {m['bw_max']:>6.0f} MiB/s {o['bw_max']:>5.0f} MiB/s "
           f"{o['bw_max'] / m['bw_max']:>6.2f}x  {sw:>6.0f}  {o['objects_max']:>9.0f}")
 print(f"(MiB/s = best of 3 per side; shortest phase {min(short):.2f} s, longest "
       f"{max(short):.2f} s; load average {load} at the start)")
+if float(load) > ncpu:
+    print(f"note: load average {load} on {ncpu} cores: other processes share the CPUs; collective"
+          " I/O that waits for every rank (ROMIO's two-phase most) suffers, so ratios swing")
 if min(short) < 0.3:
     print("note: a phase shorter than 0.3 s has a noisy ratio; OSTIO_DEMO_MIB=2048 doubles the size")
 EOF
@@ -95,8 +101,9 @@ cat <<'EOF'
 
 == Why: 'writes' is ostio's system writes per phase (both ranks), 'objs/aggr' the files each
    aggregating rank wrote into. In the plain file ROMIO runs two-phase collective buffering
-   (an exchange, then large writes); ostio's auto strategy sees that no piece needs another
-   rank's data and lets each rank write its own, but both ranks still share one inode.
+   (an exchange, then large writes); ostio's auto strategy picks ost: with 2 stripes of 1 MiB,
+   each rank's records lie in one stripe, so each rank writes its own, no exchange, but both
+   ranks still share one inode and its lock.
    The striped container stores the file as 2 object files, 1 MiB stripes round-robin
    (Lustre's RAID0 layout), and ostio:ost gives each object one aggregator: each rank writes
    its own object, no exchange, no shared lock. The log container goes further: each rank
