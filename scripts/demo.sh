@@ -91,8 +91,8 @@ for name, what in rows:
 print(f"(MiB/s = best of 3 per side; shortest phase {min(short):.2f} s, longest "
       f"{max(short):.2f} s; load average {load} at the start)")
 if float(load) > ncpu:
-    print(f"note: load average {load} on {ncpu} cores: other processes share the CPUs; collective"
-          " I/O that waits for every rank (ROMIO's two-phase most) suffers, so ratios swing")
+    print(f"note: load average {load} on {ncpu} cores: other processes share the CPUs; collective\n"
+          "      I/O that waits for every rank (ROMIO's two-phase most) suffers, so ratios swing")
 if min(short) < 0.3:
     print("note: a phase shorter than 0.3 s has a noisy ratio; OSTIO_DEMO_MIB=2048 doubles the size")
 EOF
