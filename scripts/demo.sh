@@ -2,7 +2,7 @@
 # The main job in one screen: an N-1 checkpoint (2 ranks, 1 MiB records
 # interleaved in one shared file, 2 GiB) written by ROMIO's MPI-IO and by
 # ostio into a plain file, a striped container and a log container; best of
-# 3 and the ratio to ROMIO measured in the same run; the statistics that
+# 5 (and the median) and the ratio to ROMIO measured in the same run; the statistics that
 # explain the difference; the containers read back through the LD_PRELOAD
 # library (md5sum equal to the plain file's); a chart.
 #
