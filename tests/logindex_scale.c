@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "core/error.h"
 #include "testutil.h"
 

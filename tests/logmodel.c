@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "colltest.h"
-#include "container/flatten.h"
-#include "container/log.h"
+#include "file/flatten.h"
+#include "container/log/log.h"
 
 #define F LM_SPAN
 static int rank, nprocs;

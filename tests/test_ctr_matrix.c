@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "colltest.h"
-#include "container/flatten.h"
+#include "file/flatten.h"
 
 #define S 65536
 static int rank, nprocs;

@@ -19,7 +19,7 @@
 
 #include "colltest.h"
 #include "container/container.h"
-#include "container/flatten.h"
+#include "file/flatten.h"
 
 #define S 65536
 static int rank, nprocs;

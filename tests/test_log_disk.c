@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "testutil.h"
 
 static char dir[512];

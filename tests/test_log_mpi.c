@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "colltest.h"
-#include "container/log.h"
+#include "container/log/log.h"
 #include "logmodel.h"
 
 static int rank, nprocs;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "testutil.h"
 
 static int has(const char *s) { return strstr(ostio_last_error(), s) != NULL; }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/plan.h"
+#include "plan/plan.h"
 #include "layout/layout.h"
 #include "testutil.h"
 

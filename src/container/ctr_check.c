@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "container/container.h"
-#include "container/log.h"
+#include "container/log/log.h"
 #include "core/error.h"
 
 int ostio__ctr_say(ostio__ctr_report report, void *arg, const char *fmt, ...)

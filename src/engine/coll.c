@@ -16,9 +16,9 @@
 
 #include "core/agree.h"
 #include "core/error.h"
-#include "engine/plan.h"
+#include "plan/plan.h"
 #include "engine/strategy.h"
-#include "engine/touch.h"
+#include "plan/objcount.h"
 #include "engine/xfer.h"
 #include "file/file.h"
 
@@ -108,10 +108,10 @@ static int summarize(const int64_t *all, int nprocs, span *sp, ostio__call *c, i
   return worst;
 }
 
-static void count_touch(ostio_file *fh, const void *r, size_t n, size_t stride)
+static void count_objects(ostio_file *fh, const void *r, size_t n, size_t stride)
 {
   int64_t obj = 0, osts = 0;
-  if (n == 0 || ostio__touch_count(fh->layout, r, n, stride, &obj, &osts) < 0) return;
+  if (n == 0 || ostio__count_objects(fh->layout, r, n, stride, &obj, &osts) < 0) return;
   ostio__stats *s = &fh->stats;
   ostio__stat_add(s, OSTIO__STAT_aggr_calls, 1);
   ostio__stat_add(s, OSTIO__STAT_objects_touched, obj);
@@ -130,7 +130,7 @@ static int local_io(ostio_file *fh, int is_write, const ostio__ext *e, size_t ne
   /* time_io: counted by the io layer (src/io/io.c), once. */
   int rc = is_write ? ostio__io_write_batch(&fh->io, r, ne) : ostio__io_read_batch(&fh->io, r, ne);
   free(r);
-  count_touch(fh, e, ne, sizeof *e);
+  count_objects(fh, e, ne, sizeof *e);
   return rc;
 }
 
@@ -360,7 +360,7 @@ static int two_phase(ostio_file *fh, int is_write, const ostio__strategy *s,
   ostio__stat_max(st, OSTIO__STAT_rounds, R);
   ostio__stat_add(st, OSTIO__STAT_rounds_total, R);
   ostio__stat_max(st, OSTIO__STAT_aggr_max, active);
-  if (myagg >= 0) count_touch(fh, m.ap, m.nap, sizeof *m.ap);
+  if (myagg >= 0) count_objects(fh, m.ap, m.nap, sizeof *m.ap);
 
   rc = ostio__xfer_run(xs);
   ostio__xfer_end(xs);

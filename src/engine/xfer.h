@@ -6,7 +6,7 @@
 #ifndef OSTIO_ENGINE_XFER_H
 #define OSTIO_ENGINE_XFER_H
 
-#include "engine/plan.h"
+#include "plan/plan.h"
 #include "file/file.h"
 
 typedef struct ostio__xfer {

@@ -1,5 +1,5 @@
 /* The public file calls: arguments checked and agreed here, then handed to
- * the file's kind (kind.h; file_plain.c, file_ctr.c, file_log.c). The
+ * the file's kind (kind.h; plain/plain_file.c, striped/striped_file.c, log/log_file.c). The
  * collective engine is in engine/coll.c. */
 #include "file/file.h"
 

@@ -34,7 +34,7 @@ struct ostio_file {
 typedef struct ostio__coll_scratch ostio__coll_scratch;
 
 /* Each kind's calls are static in its own file and reached through its
- * ops struct (kind.h): file_plain.c, file_ctr.c, file_log.c. */
+ * ops struct (kind.h): plain/plain_file.c, striped/striped_file.c, log/log_file.c. */
 
 /* The engine's entry points (engine/coll.c): the collective calls of the
  * kinds that store data behind the io layer (plain, striped). */

@@ -77,12 +77,12 @@ int ostio__kind_of_path(const char *path, const ostio__kind_ops **kind);
 void ostio__kind_test_use(const ostio__kind_ops *k);
 
 /* The members of the table, each defined in its kind's file. */
-extern const ostio__kind_ops ostio__kind_plain;   /* file_plain.c */
-extern const ostio__kind_ops ostio__kind_striped; /* file_ctr.c   */
-extern const ostio__kind_ops ostio__kind_log;     /* file_log.c   */
+extern const ostio__kind_ops ostio__kind_plain;   /* plain/plain_file.c */
+extern const ostio__kind_ops ostio__kind_striped; /* striped/striped_file.c   */
+extern const ostio__kind_ops ostio__kind_log;     /* log/log_file.c   */
 
 /* Shared by kinds stored behind the io layer (plain, striped): independent
- * reads and writes straight through fh->io (file_plain.c). */
+ * reads and writes straight through fh->io (plain/plain_file.c). */
 int ostio__kind_io_write_at(ostio_file *fh, int64_t off, const void *buf, size_t len);
 int ostio__kind_io_read_at(ostio_file *fh, int64_t off, void *buf, size_t len);
 

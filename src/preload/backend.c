@@ -1,6 +1,6 @@
 /* Open containers of the preload: one object per container per process
  * (like an inode), shared by every description that opened it. Striped
- * containers go through src/container/striped.c and the io layer's object
+ * containers go through src/container/striped/striped.c and the io layer's object
  * routing; log containers through logfile.c/logwriter.c with one writer
  * identity per process (claimed on the first write). Every function returns
  * 0 or -errno and runs with the caller's "inside" flag set, so the container
@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "core/error.h"
 #include "hints/hints.h"
 #include "io/io.h"

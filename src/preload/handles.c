@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "container/container.h"
-#include "container/log.h"
+#include "container/log/log.h"
 #include "preload/preload.h"
 
 int ostio__pl_ctr_stat(const char *norm, struct stat *st)

@@ -9,7 +9,7 @@
  *   backend.c  open containers (one object per container per process):
  *              open/create, read, write, size, truncate, sync, stat
  *   posix.c    open family, close, read/write family, lseek
- *   posix2.c   fcntl, dup family, ioctl, zero-copy refusals, mmap, sync
+ *   fdctl.c   fcntl, dup family, ioctl, zero-copy refusals, mmap, sync
  *   meta.c     stat family, statx, statfs, unlink, rename, truncate, times
  *   dir.c      opendir/readdir: a container lists as a regular file
  *   stdio.c    fopen/fdopen/freopen through fopencookie, fileno */

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "container/container.h"
-#include "container/flatten.h"
+#include "file/flatten.h"
 #include "core/error.h"
 #include "hints/hints.h"
 #include "layout/source.h"

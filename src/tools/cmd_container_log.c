@@ -1,11 +1,11 @@
 /* ostio container ls|stat|map|recover|compact for log containers (issue 6;
- * src/container/log.h). cmd_container.c dispatches here on the manifest's
+ * src/container/log/log.h). cmd_container.c dispatches here on the manifest's
  * kind; check and flatten go through the library for every kind. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "core/error.h"
 #include "tools/cli.h"
 #include "tools/cli_container.h"

@@ -1,7 +1,7 @@
 /* Log-structured containers (issue 6): each writer appends its data to its
  * own data log and describes it with pattern-compressed, checksummed index
  * records; readers merge the records into one map. No MPI here: src/file
- * (file_log.c) adds the collective steps, the CLI and the tests use the same
+ * (log/log_file.c) adds the collective steps, the CLI and the tests use the same
  * calls. See docs/container-format.md (the bytes) and docs/containers.md (the
  * rules, why, and the limits).
  *

@@ -1,4 +1,4 @@
-/* Shared by file_log.c (the MPI side of log containers) and file_log_node.c
+/* Shared by log/log_file.c (the MPI side of log containers) and log/log_file_node.c
  * (writers=node: the funnel of write_all through a node leader). Internal. */
 #ifndef OSTIO_FILE_FILE_LOG_H
 #define OSTIO_FILE_FILE_LOG_H
@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "io/io.h"
 
 /* One extent of a write_all, checked; bufoff is its place in the buffer. */

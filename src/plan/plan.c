@@ -1,5 +1,5 @@
 /* Pure planning of one collective call; see plan.h. */
-#include "engine/plan.h"
+#include "plan/plan.h"
 
 #include <stdlib.h>
 #include <string.h>

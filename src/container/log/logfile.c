@@ -1,7 +1,7 @@
 /* Log containers on disk: the listing of writer logs, loading index logs
  * (torn tails and damage stop a log's valid prefix), reading through the
  * map, and a writer's two logs (data appended before the record that points
- * at it). No MPI: file_log.c adds the collective steps. Every file is opened
+ * at it). No MPI: log/log_file.c adds the collective steps. Every file is opened
  * relative to the container directory, hostdirs with O_NOFOLLOW|O_DIRECTORY
  * and logs with O_NOFOLLOW; names outside the grammar are never opened.
  * See docs/container-format.md. */
@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "core/error.h"
 
 #define PATH_CAP 4096

@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "container/flatten.h"
-#include "container/log.h"
+#include "file/flatten.h"
+#include "container/log/log.h"
 #include "core/agree.h"
 #include "core/error.h"
 #include "file/file.h"

@@ -3,7 +3,7 @@
  * appends them to its own data log, so a collective-only workload makes one
  * data log and one index log per node instead of per rank (PLFS's metadata
  * storms came from several files per process). Independent writes cannot
- * funnel (the leader does not take part): file_log.c gives them the rank's
+ * funnel (the leader does not take part): log/log_file.c gives them the rank's
  * own logs, as with writers=rank. See docs/containers.md, "writers=node".
  * Also the log kind's creation: its node count and its directory. */
 #include <limits.h>
@@ -14,7 +14,7 @@
 #include "core/agree.h"
 #include "core/error.h"
 #include "file/file.h"
-#include "file/file_log.h"
+#include "container/log/log_file.h"
 
 int ostio__log_node_comm(MPI_Comm comm, MPI_Comm *node)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "core/error.h"
 
 #define TAIL_MAX 256 /* unindexed entries before the map is rebuilt */

@@ -16,7 +16,7 @@ typedef struct ostio__range {
 /* Distinct objects (over all components) and distinct known OSTs of n
  * ranges; elements are stride bytes apart and start with an ostio__range.
  * -1 when out of memory. */
-int ostio__touch_count(const ostio_layout *l, const ostio__range *r, size_t n, size_t stride,
+int ostio__count_objects(const ostio_layout *l, const ostio__range *r, size_t n, size_t stride,
                        int64_t *objects, int64_t *osts);
 
 #endif

@@ -1,6 +1,6 @@
 /* The Y-lib metric: how many distinct objects and OSTs one rank's file I/O
  * touches in a call. */
-#include "engine/touch.h"
+#include "plan/objcount.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,7 @@ static int set_bit(unsigned char *bits, int64_t i)
   return fresh;
 }
 
-int ostio__touch_count(const ostio_layout *l, const ostio__range *r, size_t n, size_t stride,
+int ostio__count_objects(const ostio_layout *l, const ostio__range *r, size_t n, size_t stride,
                        int64_t *objects, int64_t *osts)
 {
   int64_t base[OSTIO_MAX_COMPONENTS + 1];

@@ -1,4 +1,4 @@
-/* An open file that is a log container: the MPI side of src/container/log.h.
+/* An open file that is a log container: the MPI side of src/container/log/log.h.
  * Each rank appends its own data to its own data log, for write_at and for
  * write_all alike (no data exchange); reads merge the index: at open each
  * rank loads a share of the index logs and an Allgatherv gives every rank
@@ -7,7 +7,7 @@
  * each record's seq) on entry and on exit, so writes before, inside and
  * after a collective call are ordered. Errors are agreed with ostio__agree.
  * With writers=node, write_all instead funnels each node's bytes through
- * the node's leader (file_log_node.c); write_at stays on the rank's logs.
+ * the node's leader (log/log_file_node.c); write_at stays on the rank's logs.
  * See docs/containers.md, "Log containers". */
 #include <errno.h>
 #include <stdio.h>
@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "core/agree.h"
 #include "core/error.h"
 #include "file/file.h"
-#include "file/file_log.h"
+#include "container/log/log_file.h"
 #include "file/kind.h"
 #include "layout/source.h"
 
@@ -197,7 +197,7 @@ static int log_open(ostio_file *fh, MPI_Info info)
   ostio__sizerec rec = {.clean = 0, .size = 0};
   int have_rec = 0;
   if ((rc = share_listing(fh, rc, &rec, &have_rec)) < 0) return rc;
-  /* writers=node: write_all funnels through the node's leader (file_log_node.c). */
+  /* writers=node: write_all funnels through the node's leader (log/log_file_node.c). */
   if (L->writable && L->d->m.writers == OSTIO__LOG_WRITERS_NODE &&
       (rc = ostio__agree(fh->comm, ostio__log_node_comm(fh->comm, &L->node))) < 0)
     return rc;

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "core/error.h"
 
 #define PUBLISH_TRIES 12

@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "core/error.h"
 
 /* ---- CRC-32C (Castagnoli, reflected 0x82F63B78) ------------------------------ */

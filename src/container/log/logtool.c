@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "core/error.h"
 
 

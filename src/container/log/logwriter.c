@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "container/log.h"
+#include "container/log/log.h"
 #include "core/error.h"
 
 void ostio__logw_init(ostio__logw *w, ostio__logdir *d, uint32_t session, uint32_t writer,
