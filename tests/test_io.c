@@ -70,7 +70,7 @@ static int has(const char *needle) { return strstr(ostio_last_error(), needle) !
 #define SYNTAX                                                                              \
   "expected OP:RANK:NTH:WHAT with OP write or read, RANK a rank >= 0 or *, NTH the 1-based " \
   "system call number, WHAT one of EIO, ENOSPC, EDQUOT, EFBIG, EROFS, EACCES, EPERM, "        \
-  "ENOMEM, short, stuck (e.g. write:0:3:EIO)"
+  "ENOMEM, EINVAL, short, stuck (e.g. write:0:3:EIO)"
 
 static void fault_parse(void)
 {

@@ -5,7 +5,9 @@
  * ranks sharing file blocks, bytes compared in memory and on disk with a
  * plain pread, the direct path used (direct_bytes_* > 0, no fallback), a
  * read past end of file zero-filled as on the buffered path, and an injected
- * short write still leaving the right bytes. On tmpfs (/dev/shm) Linux
+ * short write still leaving the right bytes, and an injected EINVAL on a
+ * direct transfer (the file system refusing at run time) falling back to
+ * buffered I/O with the same bytes and direct_fallbacks counted. On tmpfs (/dev/shm) Linux
  * before 6.6 refuses O_DIRECT (EINVAL): the same bytes, buffered, and
  * direct_fallbacks > 0; later kernels accept it, and the test says which it
  * saw. A striped container (objects: no O_DIRECT) always falls back: same
@@ -164,6 +166,28 @@ static void round_trip(const char *path, int on_disk)
     CHECK(sum_stat(fh, "faults_injected") == nprocs);
     CHECK(ostio_close(&fh) == 0);
     check_disk(path, total, 3, "short");
+  }
+
+  /* the file system refusing O_DIRECT at run time (EINVAL on a direct
+   * transfer, injected: this kernel's tmpfs and ext4 accept it): the
+   * request and the rest go buffered, the bytes are right, and the
+   * statistics show the fallback. Rank 0's first write call is the direct
+   * middle of its piece at offset 0 (aligned: no buffered head). */
+  if (on_disk == DIRECT) {
+    setenv("OSTIO_FAULT", "write:0:1:EINVAL", 1);
+    fh = open_direct(path, 0);
+    unsetenv("OSTIO_FAULT");
+    if (fh) {
+      for (int i = rank; i < NPIECES; i += nprocs) {
+        int64_t off = (int64_t)i * PIECE;
+        for (int64_t j = 0; j < PIECE; j++) buf[j] = pat(off + j, 4);
+        CHECKF(ostio_write_at(fh, off, buf, PIECE) == 0, "%s", ostio_last_error());
+      }
+      CHECK(sum_stat(fh, "faults_injected") == 1);
+      CHECK(sum_stat(fh, "direct_fallbacks") == 1);
+      CHECK(ostio_close(&fh) == 0);
+      check_disk(path, total, 4, "refused at run time");
+    }
   }
   free(buf);
 }

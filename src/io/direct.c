@@ -160,6 +160,11 @@ static int direct_move(ostio__io *io, int is_write, const ostio__io_preq *q)
     size_t ask = (size_t)(me - pos) < d->cap ? (size_t)(me - pos) : d->cap;
     ostio__io_call c;
     ostio__io_call_begin(io, is_write, q, done, ask, &c);
+    if (c.fault == OSTIO__FAULT_ERRNO && c.err == EINVAL) { /* injected refusal */
+      d->off = 1;
+      fallback(io);
+      return ostio__io_loop(io, is_write, q, done);
+    }
     if (c.fault == OSTIO__FAULT_ERRNO) return ostio__io_fail_errno(io, is_write, q, done, c.err, 1);
     if (c.fault == OSTIO__FAULT_STUCK) return ostio__io_fail_stuck(io, is_write, q, done, 1);
     size_t n_ask = c.len / (size_t)A * (size_t)A; /* short: half, kept aligned */

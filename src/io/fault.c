@@ -12,7 +12,7 @@
 #define SYNTAX                                                                               \
   "expected OP:RANK:NTH:WHAT with OP write or read, RANK a rank >= 0 or *, NTH the 1-based "  \
   "system call number, WHAT one of EIO, ENOSPC, EDQUOT, EFBIG, EROFS, EACCES, EPERM, ENOMEM, " \
-  "short, stuck (e.g. write:0:3:EIO)"
+  "EINVAL, short, stuck (e.g. write:0:3:EIO)"
 
 static const struct {
   const char *name;
@@ -20,6 +20,7 @@ static const struct {
 } errnos[] = {
   {"EIO", EIO},     {"ENOSPC", ENOSPC}, {"EDQUOT", EDQUOT}, {"EFBIG", EFBIG},
   {"EROFS", EROFS}, {"EACCES", EACCES}, {"EPERM", EPERM},   {"ENOMEM", ENOMEM},
+  {"EINVAL", EINVAL}, /* on an O_DIRECT transfer: the file system refusing it */
 };
 
 /* A decimal integer >= min and <= max, the whole field, no sign or spaces. */
