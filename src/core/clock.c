@@ -1,9 +1,7 @@
-/* ostio__now (declared in stats/stats.h): a monotonic clock in seconds. On
- * its own so MPI-free users (the container code, libostio-preload.so) link
- * it without stats.c. */
+/* ostio__now (core/clock.h): a monotonic clock in seconds. */
 #include <time.h>
 
-#include "stats/stats.h"
+#include "core/clock.h"
 
 double ostio__now(void)
 {

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "core/error.h"
+#include "hints/cblist.h"
 
 typedef enum { H_SIZE, H_INT, H_TRI, H_BOOL, H_ENUM, H_STRING } hint_type;
 
@@ -294,29 +295,14 @@ static int parse_value(const hint_desc *d, const char *key, const char *value, i
   return ostio__fail(OSTIO_EINVAL, "hint %s: internal table error", key);
 }
 
-/* cb_config_list, as ROMIO defines it:
- *   list := hostspec [',' list];  hostspec := host [':' maxprocs]
- *   host := name | '*';           maxprocs := digits | '*'            */
-#define CFG_FORM                                                                \
-  "; expected a comma-separated list of host[:maxprocs] (host a name or *, "   \
-  "maxprocs digits or *), e.g. *:1 or n01:2,n02:2"
-
-static int config_list_error(const char *key, const char *value, const char *what, int entry)
-{
-  return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": %s in entry %d" CFG_FORM, key,
-                     QV(value), what, entry);
-}
-
+/* cb_config_list: the grammar of hints/cblist.h, which the planner
+ * (plan/aggr.c) parses with too. As a hint the list cannot be empty (the
+ * planner takes "" as "no cap per node"; the hint says that with *:*). The
+ * grammar's detail starts with cb_config_list="...". */
 static int check_config_list(const char *key, const char *value)
 {
-  /* One grammar for the hint and the planner: ostio__aggr_config_check
-   * (plan/aggr.h; declared here, the only thing hints.c uses from plan/).
-   * The planner also takes "" as "no cap per node" (what the engine passes
-   * when the hint is not given); as a hint the list cannot be empty, and
-   * *:* says "no cap". Its detail starts with cb_config_list="...". */
-  int ostio__aggr_config_check(const char *cb_config_list);
-  if (value[0] == '\0') return config_list_error(key, value, "empty host name", 1);
-  int rc = ostio__aggr_config_check(value);
+  int nent = 0;
+  int rc = ostio__cblist_parse(value, NULL, &nent);
   if (rc != 0) {
     char why[512]; /* "cb_config_list=\"...\": what in entry N; expected ..." */
     snprintf(why, sizeof why, "%s", ostio_last_error());

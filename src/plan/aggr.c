@@ -2,104 +2,20 @@
  * and docs/collective-auto.md. Pure C, no MPI. */
 #include "plan/aggr.h"
 
-#include <ctype.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/error.h"
+#include "hints/cblist.h" /* one grammar for the hint and the planner */
 
 #define QMAX 96 /* value characters quoted in a detail (as in hints.c) */
 #define QV(v) QMAX, (v), (strlen(v) > QMAX ? "..." : "")
-
-/* cb_config_list, as ROMIO defines it:
- *   list := hostspec [',' list];  hostspec := host [':' maxprocs]
- *   host := name | '*';           maxprocs := digits | '*'
- * A hostspec without maxprocs means 1. maxprocs 0 is accepted (as in ROMIO):
- * the entry matches its host and gives it no aggregator, which is how a
- * host is left out before a later '*' entry ("n01:0,*:2").
- * The hint check (hints.c) uses this same grammar through
- * ostio__aggr_config_check, so the two cannot drift apart. */
-#define CFG_FORM                                                                \
-  "; expected a comma-separated list of host[:maxprocs] (host a name or *, "   \
-  "maxprocs digits or *), e.g. *:1 or n01:2,n02:2"
-
-#define COUNT_ALL (-1) /* maxprocs '*': every rank of the host */
-
-typedef struct cfg_entry {
-  const char *name; /* not terminated; NULL for '*' */
-  size_t len;
-  int count;        /* >= 0, or COUNT_ALL */
-} cfg_entry;
-
-static int cfg_error(const char *list, const char *what, int entry)
-{
-  return ostio__fail(OSTIO_EHINT, "cb_config_list=\"%.*s%s\": %s in entry %d" CFG_FORM,
-                     QV(list), what, entry);
-}
-
-static int host_char(unsigned char c) { return isalnum(c) || c == '-' || c == '.' || c == '_'; }
-
-/* Parses a non-empty list. With out set (room for one entry per ',' plus
- * one), stores the entries; *nent receives their number. */
-static int cfg_parse(const char *list, cfg_entry *out, int *nent)
-{
-  const char *p = list;
-  for (int entry = 1;; entry++) {
-    cfg_entry e = {.name = p, .len = strcspn(p, ":,"), .count = 1};
-    if (e.len == 0) return cfg_error(list, "empty host name", entry);
-    if (e.len == 1 && p[0] == '*') {
-      e.name = NULL;
-    } else {
-      for (size_t i = 0; i < e.len; i++)
-        if (!host_char((unsigned char)p[i]))
-          return cfg_error(list, "bad character in host name", entry);
-    }
-    p += e.len;
-    if (*p == ':') {
-      p++;
-      size_t ml = strcspn(p, ",");
-      int ok = ml > 0;
-      if (ok && ml == 1 && p[0] == '*') {
-        e.count = COUNT_ALL;
-      } else {
-        int64_t v = 0;
-        for (size_t i = 0; i < ml && ok; i++) {
-          ok = p[i] >= '0' && p[i] <= '9';
-          if (ok) v = v * 10 + (p[i] - '0');
-          ok = ok && v <= INT_MAX;
-        }
-        e.count = (int)v;
-      }
-      if (!ok) return cfg_error(list, "bad maxprocs (digits or *)", entry);
-      p += ml;
-    }
-    if (out) out[entry - 1] = e;
-    if (*p == '\0') {
-      *nent = entry;
-      return 0;
-    }
-    p++; /* ',' */
-  }
-}
 
 int ostio__aggr_config_check(const char *cb_config_list)
 {
   int nent = 0;
   if (!cb_config_list || !cb_config_list[0]) return 0; /* no cap per node */
-  return cfg_parse(cb_config_list, NULL, &nent);
-}
-
-/* The count the first matching entry gives host; 0 when none matches. */
-static int cfg_count(const cfg_entry *ent, int nent, const char *host)
-{
-  for (int i = 0; i < nent; i++) {
-    if (!ent[i].name) return ent[i].count;
-    if (host && strlen(host) == ent[i].len && strncasecmp(host, ent[i].name, ent[i].len) == 0)
-      return ent[i].count;
-  }
-  return 0;
+  return ostio__cblist_parse(cb_config_list, NULL, &nent);
 }
 
 typedef struct slot {
@@ -133,20 +49,18 @@ int ostio__aggr_eligible(int nprocs, const int *node, const char *const *names,
     return ostio__fail(OSTIO_EINVAL, "aggr: %s", nprocs < 1 ? "no ranks" : "NULL argument");
   const char *list = cb_config_list ? cb_config_list : "";
   int rc = 0, nent = 0, ngroups = 0;
-  cfg_entry *ent = NULL;
+  ostio__cblist_entry *ent = NULL;
   slot *slots = NULL;
   group *groups = NULL;
 
   if (list[0]) {
-    size_t commas = 0;
-    for (const char *p = list; *p; p++) commas += *p == ',';
-    ent = malloc((commas + 1) * sizeof *ent);
+    size_t max = ostio__cblist_max_entries(list);
+    ent = malloc(max * sizeof *ent);
     if (!ent) {
-      rc = ostio__fail(OSTIO_ENOMEM, "aggr: no memory for %zu cb_config_list entries",
-                       commas + 1);
+      rc = ostio__fail(OSTIO_ENOMEM, "aggr: no memory for %zu cb_config_list entries", max);
       goto done;
     }
-    rc = cfg_parse(list, ent, &nent);
+    rc = ostio__cblist_parse(list, ent, &nent);
     if (rc != 0) goto done;
     for (int i = 0; i < nent && !names; i++) {
       if (ent[i].name) {
@@ -172,8 +86,9 @@ int ostio__aggr_eligible(int nprocs, const int *node, const char *const *names,
     int j = i + 1;
     while (j < nprocs && slots[j].node == slots[i].node) j++;
     int first = slots[i].rank, size = j - i;
-    int cap = nent == 0 ? COUNT_ALL : cfg_count(ent, nent, names ? names[first] : NULL);
-    int take = cap == COUNT_ALL || cap > size ? size : cap;
+    int cap = nent == 0 ? OSTIO__CBLIST_ALL
+                       : ostio__cblist_count(ent, nent, names ? names[first] : NULL);
+    int take = cap == OSTIO__CBLIST_ALL || cap > size ? size : cap;
     if (take > 0) groups[ngroups++] = (group){.first = first, .start = i, .take = take};
     i = j;
   }

@@ -14,8 +14,8 @@
  * processor name (MPI_Get_processor_name), used by cb_config_list entries
  * that name hosts.
  *
- * cb_config_list: comma-separated "NAME:COUNT" entries; NAME is a host name
- * or *, COUNT a positive integer or * (all ranks of the node). ROMIO's
+ * cb_config_list: comma-separated "NAME:COUNT" entries (hints/cblist.h);
+ * NAME is a host name or *, COUNT a count or * (all ranks of the node). ROMIO's
  * rules: the first entry that matches a host decides its count; a host that
  * no entry matches gets no aggregators. Empty string: no cap per node.
  *
@@ -27,7 +27,8 @@
 int ostio__aggr_eligible(int nprocs, const int *node, const char *const *names,
                          const char *cb_config_list, int *order, int *n);
 
-/* Validates cb_config_list syntax only (for the hint check); 0 or
+/* Validates cb_config_list syntax only, with the grammar of hints/cblist.h
+ * (which the hint check uses too); NULL or "" means no cap per node. 0 or
  * OSTIO_EHINT with a detail. */
 int ostio__aggr_config_check(const char *cb_config_list);
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <mpi.h>
 
+#include "core/clock.h" /* ostio__now: the timers' clock */
 #include "hints/hints.h"
 
 /* X(name, reduce, description). reduce: SUM (the report shows the total
@@ -94,14 +95,12 @@ static inline void ostio__stat_max(ostio__stats *s, ostio__stat_id id, int64_t v
 {
   if (v > s->c[id]) s->c[id] = v;
 }
-/* Monotonic seconds. */
-double ostio__now(void);
-
 /* Value of a counter or timer by name; OSTIO_EINVAL (detail lists the known
  * names) for an unknown one. */
 int ostio__stats_get(const ostio__stats *s, const char *name, double *value);
 
-/* The same over ranks, computed by ostio__stats_reduce. */
+/* The same over ranks: ostio__stats_fold folds one rank in, and
+ * ostio__stats_report reduces them over the file's communicator at close. */
 typedef struct ostio__stats_reduced {
   int nprocs;
   int64_t sum[OSTIO__NSTAT], max[OSTIO__NSTAT], min[OSTIO__NSTAT];
