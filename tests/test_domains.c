@@ -17,40 +17,40 @@ static void known_values(void)
   ostio_layout *l;
   ostio__domains d;
   CHECK(ostio__layout_simple(10, 4, 0, &l) == 0);
-  CHECK(ostio__domains_init(&d, OSTIO__DOM_EVEN, l, 0, 100, 3, 1) == 0);
+  CHECK(ostio__domains_init(&d, &ostio__domain_even, l, 0, 100, 3, 1) == 0);
   CHECK(owner(&d, 0) == 0 && owner(&d, 33) == 0 && owner(&d, 34) == 1 && owner(&d, 67) == 1 &&
         owner(&d, 68) == 2 && owner(&d, 99) == 2 && owner(&d, 1000) == 2);
   int64_t end;
   CHECK(ostio__domain_owner(&d, 10, &end) == 0 && end == 34);
   CHECK(ostio__domains_active(&d) == 3);
-  CHECK(ostio__domains_init(&d, OSTIO__DOM_ALIGNED, l, 5, 95, 3, 1) == 0);
+  CHECK(ostio__domains_init(&d, &ostio__domain_aligned, l, 5, 95, 3, 1) == 0);
   CHECK(owner(&d, 5) == 0 && owner(&d, 39) == 0 && owner(&d, 40) == 1 && owner(&d, 79) == 1 &&
         owner(&d, 80) == 2 && owner(&d, 94) == 2);
   CHECK(ostio__domain_owner(&d, 41, &end) == 1 && end == 80);
   ostio__layout_destroy(l);
 
   CHECK(ostio__layout_simple(1 << 20, 4, 0, &l) == 0);
-  CHECK(ostio__domains_init(&d, OSTIO__DOM_OST, l, 0, 0, 4, 1) == 0);
+  CHECK(ostio__domains_init(&d, &ostio__domain_ost, l, 0, 0, 4, 1) == 0);
   for (int k = 0; k < 12; k++) CHECK(owner(&d, (int64_t)k << 20) == k % 4);
   CHECK(ostio__domain_owner(&d, (5 << 20) + 7, &end) == 1 && end == 6 << 20);
-  CHECK(ostio__domains_init(&d, OSTIO__DOM_OST, l, 0, 0, 2, 1) == 0);
+  CHECK(ostio__domains_init(&d, &ostio__domain_ost, l, 0, 0, 2, 1) == 0);
   CHECK(owner(&d, 0) == 0 && owner(&d, 1 << 20) == 1 && owner(&d, 2 << 20) == 0 &&
         owner(&d, 3 << 20) == 1);
-  CHECK(ostio__domains_init(&d, OSTIO__DOM_OST, l, 0, 0, 8, 2) == 0);
+  CHECK(ostio__domains_init(&d, &ostio__domain_ost, l, 0, 0, 8, 2) == 0);
   CHECK(owner(&d, 0) == 0 && owner(&d, 4 << 20) == 4 && owner(&d, 8 << 20) == 0 &&
         owner(&d, 5 << 20) == 5 && owner(&d, 3 << 20) == 3 && owner(&d, 7 << 20) == 7);
   CHECK(ostio__domains_active(&d) == 8);
-  CHECK(ostio__domains_init(&d, OSTIO__DOM_OST, l, 0, 0, 8, 1) == 0);
+  CHECK(ostio__domains_init(&d, &ostio__domain_ost, l, 0, 0, 8, 1) == 0);
   CHECK(ostio__domains_active(&d) == 4 && owner(&d, 4 << 20) == 0);
-  CHECK(ostio__domains_init(&d, OSTIO__DOM_OST, l, 0, 0, 0, 1) == OSTIO_EINVAL);
-  CHECK(ostio__domains_init(&d, OSTIO__DOM_EVEN, l, 10, 5, 2, 1) == OSTIO_EINVAL);
-  CHECK(ostio__domains_init(&d, 7, l, 0, 5, 2, 1) == OSTIO_EINVAL);
+  CHECK(ostio__domains_init(&d, &ostio__domain_ost, l, 0, 0, 0, 1) == OSTIO_EINVAL);
+  CHECK(ostio__domains_init(&d, &ostio__domain_even, l, 10, 5, 2, 1) == OSTIO_EINVAL);
+  CHECK(ostio__domains_init(&d, NULL, l, 0, 5, 2, 1) == OSTIO_EINVAL);
   ostio__layout_destroy(l);
 }
 
-/* Walk [lo, hi) run by run and check the rules of each kind. */
-static void check_walk(const ostio_layout *l, int kind, int64_t lo, int64_t hi, int naggr,
-                       int co)
+/* Walk [lo, hi) run by run and check the properties of each rule. */
+static void check_walk(const ostio_layout *l, const ostio__domain_rule *kind, int64_t lo,
+                       int64_t hi, int naggr, int co)
 {
   ostio__domains d;
   if (!CHECK(ostio__domains_init(&d, kind, l, lo, hi, naggr, co) == 0)) return;
@@ -65,16 +65,16 @@ static void check_walk(const ostio_layout *l, int kind, int64_t lo, int64_t hi, 
   while (off < hi) {
     int64_t end;
     int a = ostio__domain_owner(&d, off, &end);
-    if (!CHECKF(a >= 0 && a < naggr && end > off, "kind %d off %lld: owner %d end %lld", kind,
+    if (!CHECKF(a >= 0 && a < naggr && end > off, "%s off %lld: owner %d end %lld", kind->name,
                 (long long)off, a, (long long)end))
       return;
     if (end > hi) end = hi;
     CHECK(owner(&d, end - 1) == a);
     if (!used[a]) { used[a] = 1; distinct++; }
-    if (kind != OSTIO__DOM_OST) {
-      CHECKF(a >= prev_owner, "kind %d: owner went back from %lld to %d at %lld", kind,
+    if (kind != &ostio__domain_ost) {
+      CHECKF(a >= prev_owner, "%s: owner went back from %lld to %d at %lld", kind->name,
              (long long)prev_owner, a, (long long)off);
-      if (kind == OSTIO__DOM_ALIGNED && a != prev_owner && prev_owner >= 0 && l->ncomp == 1)
+      if (kind == &ostio__domain_aligned && a != prev_owner && prev_owner >= 0 && l->ncomp == 1)
         CHECKF(off % l->comp[0].stripe_size == 0, "aligned boundary at %lld", (long long)off);
     } else {
       ostio_piece p;
@@ -89,7 +89,7 @@ static void check_walk(const ostio_layout *l, int kind, int64_t lo, int64_t hi, 
     off = end;
   }
   CHECK(distinct <= ostio__domains_active(&d));
-  if (kind != OSTIO__DOM_OST) return;
+  if (kind != &ostio__domain_ost) return;
   for (int c = 0; c < ncomp; c++) {
     int K = l->comp[c].stripe_count;
     for (int a = 0; a < naggr; a++)
@@ -111,8 +111,9 @@ int main(void)
     ostio_layout *l = tu_random_layout(&r, 1);
     int naggr = (int)tu_rng_range(&r, 1, 20), co = (int)tu_rng_range(&r, 1, 4);
     int64_t lo = tu_rng_range(&r, 0, 200), hi = lo + tu_rng_range(&r, 0, 600);
-    for (int kind = OSTIO__DOM_EVEN; kind <= OSTIO__DOM_OST; kind++)
-      check_walk(l, kind, lo, hi, naggr, co);
+    const ostio__domain_rule *const rules[] = {&ostio__domain_even, &ostio__domain_aligned,
+                                               &ostio__domain_ost};
+    for (int k = 0; k < 3; k++) check_walk(l, rules[k], lo, hi, naggr, co);
     ostio__layout_destroy(l);
   }
   return TEST_DONE();

@@ -1,6 +1,6 @@
 /* The pure plan of a collective call (engine/plan.c): known values, then a
  * simulation of the whole exchange without MPI over random layouts, extent
- * sets, domain kinds, aggregator counts and round sizes: every byte of
+ * sets, domain rules, aggregator counts and round sizes: every byte of
  * every source arrives once, at its owner, in the round and buffer position
  * both sides computed independently. */
 #include <stdlib.h>
@@ -39,7 +39,7 @@ static void known_values(void)
   ostio_layout *l;
   ostio__domains d;
   CHECK(ostio__layout_simple(10, 4, 0, &l) == 0);
-  CHECK(ostio__domains_init(&d, OSTIO__DOM_OST, l, 0, 0, 2, 1) == 0);
+  CHECK(ostio__domains_init(&d, &ostio__domain_ost, l, 0, 0, 2, 1) == 0);
   ostio__ext one = {5, 40, 0};
   ostio__xpiece *p;
   size_t np;
@@ -88,9 +88,13 @@ static size_t random_extents(tu_rng *r, int64_t span, ostio_extent *x, size_t ma
   return n;
 }
 
+/* The domain rules the strategies use. */
+static const ostio__domain_rule *const rules[] = {&ostio__domain_even, &ostio__domain_aligned,
+                                                 &ostio__domain_ost};
+
 /* One simulated call: nsrc sources, naggr aggregators, round size cap. */
-static void simulate(tu_rng *r, const ostio_layout *l, int kind, int nsrc, int naggr, int co,
-                     int64_t cap)
+static void simulate(tu_rng *r, const ostio_layout *l, const ostio__domain_rule *rule, int nsrc,
+                     int naggr, int co, int64_t cap)
 {
   enum { MAXE = 40 };
   ostio_extent x[8][MAXE];
@@ -116,7 +120,7 @@ static void simulate(tu_rng *r, const ostio_layout *l, int kind, int nsrc, int n
   }
   if (lo > hi) lo = hi = 0;
   ostio__domains d;
-  if (!CHECK(ostio__domains_init(&d, kind, l, lo, hi, naggr, co) == 0)) return;
+  if (!CHECK(ostio__domains_init(&d, rule, l, lo, hi, naggr, co) == 0)) return;
   ostio__xpiece *sp[8];
   size_t nsp[8];
   for (int s = 0; s < nsrc; s++) CHECK(ostio__plan_split(e[s], ne[s], &d, &sp[s], &nsp[s]) == 0);
@@ -195,8 +199,8 @@ static void overlap_across_sources(void)
   ostio_layout *l;
   ostio__domains d;
   CHECK(ostio__layout_simple(16, 3, 0, &l) == 0);
-  for (int kind = 0; kind < 3; kind++) {
-    CHECK(ostio__domains_init(&d, kind, l, 0, 200, 2, 1) == 0);
+  for (int k = 0; k < 3; k++) {
+    CHECK(ostio__domains_init(&d, rules[k], l, 0, 200, 2, 1) == 0);
     ostio__xpiece p[2] = {{.off = 40, .len = 5, .peer = 0}, {.off = 44, .len = 2, .peer = 3}};
     for (int i = 0; i < 2; i++) ostio__plan_key(&d, p[i].off, &p[i].major, &p[i].minor);
     CHECK(ostio__plan_sort(p, 2) == OSTIO_EOVERLAP);
@@ -222,8 +226,8 @@ int main(void)
       CHECK(ostio__layout_simple(tu_rng_range(&r, 1, 8) * 512, (int)tu_rng_range(&r, 1, 16), 0,
                                  &big) == 0);
     }
-    int kind = (int)tu_rng_range(&r, 0, 2);
-    simulate(&r, big ? big : l, kind, (int)tu_rng_range(&r, 1, 8), (int)tu_rng_range(&r, 1, 8),
+    const ostio__domain_rule *rule = rules[tu_rng_range(&r, 0, 2)];
+    simulate(&r, big ? big : l, rule, (int)tu_rng_range(&r, 1, 8), (int)tu_rng_range(&r, 1, 8),
              (int)tu_rng_range(&r, 1, 3), tu_rng_range(&r, 1, 3000));
     ostio__layout_destroy(l);
     ostio__layout_destroy(big);

@@ -202,11 +202,22 @@ static void parser_self_test(void)
 
 /* ---- fixtures ----------------------------------------------------------- */
 
+/* The strategy slots as the library's registry names them at open
+ * (src/engine/strategies.c); stats itself knows no strategy. */
+static const char *const slot_names[] = {"auto", "even", "aligned", "ost", "independent"};
+enum { SLOT_OST = 3, NSLOTS = 5 };
+
+static void name_slots(ostio__stats *s)
+{
+  for (int i = 0; i < NSLOTS; i++) CHECK(ostio__stats_name_strategy(s, i, slot_names[i]) == 0);
+}
+
 /* Three fake ranks. */
 static void three_ranks(ostio__stats st[3])
 {
   memset(st, 0, 3 * sizeof *st);
   for (int k = 0; k < 3; k++) {
+    name_slots(&st[k]);
     st[k].c[OSTIO__STAT_coll_writes] = k + 1;                  /* 1 2 3: sum 6 max 3 min 1 */
     st[k].c[OSTIO__STAT_sys_writes] = 4 * (k + 1);             /* sum 24 */
     st[k].c[OSTIO__STAT_bytes_written] = (int64_t)(k + 1) << 22; /* sum 6 x 4 MiB */
@@ -216,7 +227,7 @@ static void three_ranks(ostio__stats st[3])
     st[k].c[OSTIO__STAT_objects_max] = (int64_t[]){2, 3, 0}[k];
     st[k].c[OSTIO__STAT_osts_touched] = (int64_t[]){3, 4, 0}[k];
     st[k].c[OSTIO__STAT_osts_max] = (int64_t[]){2, 4, 0}[k];
-    st[k].c[OSTIO__STAT_strategy_ost] = k == 1;
+    st[k].c[OSTIO__STAT_STRATEGY(SLOT_OST)] = k == 1;
     st[k].t[OSTIO__T_time_io] = 1.0 + k;                        /* sum 6, max 3, mean 2 */
     st[k].t[OSTIO__T_time_total] = 0.25 * (k + 1);
   }
@@ -266,6 +277,20 @@ static void test_get(void)
   CHECK(ostio__stats_get(&s, NULL, &v) == OSTIO_EINVAL);
   CHECK(ostio__stats_get(&s, "coll_writes", NULL) == OSTIO_EINVAL);
   CHECK(ostio__stats_get(&s, "COLL_WRITES", &v) == OSTIO_EINVAL);
+
+  /* Strategy slots: strategy_NAME once named, and only then. */
+  CHECK(ostio__stats_get(&s, "strategy_ost", &v) == OSTIO_EINVAL);
+  CHECK(!strstr(ostio_last_error(), "strategy_auto"));
+  name_slots(&s);
+  s.c[OSTIO__STAT_STRATEGY(SLOT_OST)] = 7;
+  CHECK(ostio__stats_get(&s, "strategy_ost", &v) == 0 && v == 7);
+  CHECK(ostio__stats_get(&s, "strategy_auto", &v) == 0 && v == 0);
+  CHECK(ostio__stats_get(&s, "strategy_", &v) == OSTIO_EINVAL);
+  CHECKF(strstr(ostio_last_error(), "strategy_independent") && strstr(ostio_last_error(), "time_total"),
+         "%s", ostio_last_error());
+  CHECK(ostio__stats_name_strategy(&s, OSTIO__STATS_NSTRAT, "x") == OSTIO_EINVAL);
+  CHECK(ostio__stats_name_strategy(&s, 5, "a_name_too_long_for_a_slot") == OSTIO_EINVAL);
+  CHECK(ostio__stats_name_strategy(&s, 5, "") == OSTIO_EINVAL);
   CHECK(ostio__now() > 0);
   double t0 = ostio__now(), t1 = ostio__now();
   CHECK(t1 >= t0);
@@ -385,6 +410,7 @@ static void test_text(void)
   /* No collective call aggregated: means are "-"; control characters in
    * names are not sent to the terminal; NULL info fields print "-". */
   memset(&st[0], 0, sizeof st[0]);
+  name_slots(&st[0]);
   ostio__stats_reduced_init(&r);
   ostio__stats_fold(&r, &st[0]);
   ostio__stats_info odd = {.path = "bad\x1b[2Jname\n", .stripe_count = 2, .stripe_size = 65536,
@@ -430,6 +456,9 @@ static void test_json(void)
   CHECK_JSON(doc, "counters.coll_writes.max", "3");
   CHECK_JSON(doc, "counters.coll_writes.min", "1");
   CHECK_JSON(doc, "counters.aggr_max.max", "4");
+  CHECK_JSON(doc, "counters.strategy_ost.sum", "1");  /* named slots only */
+  CHECK_JSON(doc, "counters.strategy_independent.min", "0");
+  CHECK(!strstr(doc, "\"strategy_\""));
   CHECK_JSON(doc, "counters.rmw.sum", "0");          /* every counter is there */
   CHECK_JSON(doc, "counters.faults_injected.min", "0");
   CHECK_JSON(doc, "timers.time_io.sum", "6");

@@ -402,22 +402,12 @@ int ostio__coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n,
   ostio__stats *st = &fh->stats;
   ostio__stat_add(st, is_write ? OSTIO__STAT_coll_writes : OSTIO__STAT_coll_reads, 1);
 
-  const ostio__strategy *s = ostio__strategy_get(fh->hints.ostio_strategy);
-  if (!s) s = &ostio__strategy_auto;
-  if (s->choose) {
-    const char *why = "";
-    s = s->choose(&c, &why);
-    ostio__stat_add(st, OSTIO__STAT_strategy_auto, 1);
+  const ostio__strategy *s = NULL;
+  if ((rc = ostio__strategy_pick(&c, st, &s)) < 0) {
+    free(e);
+    return ostio__agree(fh->comm, rc);
   }
   fh->last_strategy = s->name;
-  static const ostio__stat_id by_id[] = {
-    [OSTIO__STRAT_EVEN] = OSTIO__STAT_strategy_even,
-    [OSTIO__STRAT_ALIGNED] = OSTIO__STAT_strategy_aligned,
-    [OSTIO__STRAT_OST] = OSTIO__STAT_strategy_ost,
-    [OSTIO__STRAT_INDEPENDENT] = OSTIO__STAT_strategy_independent,
-  };
-  if (s->id > 0 && s->id < (int)(sizeof by_id / sizeof by_id[0]))
-    ostio__stat_add(st, by_id[s->id], 1);
 
   if (c.bytes == 0) {
     rc = 0;

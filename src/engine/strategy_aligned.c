@@ -5,10 +5,10 @@
 
 static int domains(const ostio__call *c, int naggr, ostio__domains *d)
 {
-  return ostio__domains_init(d, OSTIO__DOM_ALIGNED, c->l, c->lo, c->hi, naggr, 1);
+  return ostio__domains_init(d, &ostio__domain_aligned, c->l, c->lo, c->hi, naggr, 1);
 }
 
 const ostio__strategy ostio__strategy_aligned = {
-  .name = "aligned", .id = OSTIO__STRAT_ALIGNED, .exchange = 1,
+  .version = OSTIO__STRATEGY_VERSION, .name = "aligned", .exchange = 1,
   .want = ostio__strategy_contig_naggr, .domains = domains,
 };

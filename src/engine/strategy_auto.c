@@ -1,7 +1,6 @@
-/* auto: picks one of the others per call by the rule in plan/auto.c
- * (docs/collective-auto.md); the choice is counted in the statistics. */
-#include <string.h>
-
+/* auto: picks another registered strategy per call by the rule in
+ * plan/auto.c (docs/collective-auto.md), which names it; the choice is
+ * counted in the statistics (strategy_auto and the chosen one's). */
 #include "engine/strategy.h"
 #include "plan/aggr.h"
 
@@ -20,13 +19,9 @@ static const ostio__strategy *choose(const ostio__call *c, const char **why)
     .total_bytes = c->bytes, .total_extents = c->nextents, .stripe_size = ss,
     .stripe_count = k,
   };
-  const char *name = ostio__auto_choose(&in, why);
-  if (name && strcmp(name, "even") == 0) return &ostio__strategy_even;
-  if (name && strcmp(name, "aligned") == 0) return &ostio__strategy_aligned;
-  if (name && strcmp(name, "independent") == 0) return &ostio__strategy_independent;
-  return &ostio__strategy_ost;
+  return ostio__strategy_find(ostio__auto_choose(&in, why));
 }
 
 const ostio__strategy ostio__strategy_auto = {
-  .name = "auto", .id = OSTIO__STRAT_AUTO, .exchange = 1, .choose = choose,
+  .version = OSTIO__STRATEGY_VERSION, .name = "auto", .exchange = 1, .choose = choose,
 };

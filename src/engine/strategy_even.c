@@ -5,10 +5,10 @@
 
 static int domains(const ostio__call *c, int naggr, ostio__domains *d)
 {
-  return ostio__domains_init(d, OSTIO__DOM_EVEN, c->l, c->lo, c->hi, naggr, 1);
+  return ostio__domains_init(d, &ostio__domain_even, c->l, c->lo, c->hi, naggr, 1);
 }
 
 const ostio__strategy ostio__strategy_even = {
-  .name = "even", .id = OSTIO__STRAT_EVEN, .exchange = 1,
+  .version = OSTIO__STRATEGY_VERSION, .name = "even", .exchange = 1,
   .want = ostio__strategy_contig_naggr, .domains = domains,
 };

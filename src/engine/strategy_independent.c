@@ -8,10 +8,10 @@ static int want(const ostio__call *c) { return c->nprocs; }
 
 static int domains(const ostio__call *c, int naggr, ostio__domains *d)
 {
-  return ostio__domains_init(d, OSTIO__DOM_EVEN, c->l, c->lo, c->hi, naggr, 1);
+  return ostio__domains_init(d, &ostio__domain_even, c->l, c->lo, c->hi, naggr, 1);
 }
 
 const ostio__strategy ostio__strategy_independent = {
-  .name = "independent", .id = OSTIO__STRAT_INDEPENDENT, .exchange = 0,
+  .version = OSTIO__STRATEGY_VERSION, .name = "independent", .exchange = 0,
   .want = want, .domains = domains,
 };

@@ -8,10 +8,10 @@
 static int domains(const ostio__call *c, int naggr, ostio__domains *d)
 {
   int co = c->h->romio_lustre_co_ratio > 1 << 20 ? 1 << 20 : (int)c->h->romio_lustre_co_ratio;
-  return ostio__domains_init(d, OSTIO__DOM_OST, c->l, c->lo, c->hi, naggr, co);
+  return ostio__domains_init(d, &ostio__domain_ost, c->l, c->lo, c->hi, naggr, co);
 }
 
 const ostio__strategy ostio__strategy_ost = {
-  .name = "ost", .id = OSTIO__STRAT_OST, .exchange = 1,
+  .version = OSTIO__STRATEGY_VERSION, .name = "ost", .exchange = 1,
   .want = ostio__strategy_default_naggr, .domains = domains,
 };

@@ -12,6 +12,7 @@
 #include "core/agree.h"
 #include "container/container.h"
 #include "core/error.h"
+#include "engine/strategy.h"
 #include "file/kind.h"
 #include "plan/aggr.h"
 
@@ -177,6 +178,8 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
   if (rc == 0) rc = check_amode(amode);
   if (rc == 0 && !(fh->path = strdup(path))) rc = ostio__fail(OSTIO_ENOMEM, "out of memory");
   if (rc == 0) rc = ostio__hints_resolve(path, info, &fh->hints);
+  /* Before rank 0's hints replace ours, so a bad name fails where given. */
+  if (rc == 0) rc = ostio__strategy_open(&fh->hints, &fh->stats);
   if ((rc = ostio__agree(comm, rc)) < 0) goto fail;
   if ((rc = agree_args(comm, fh)) < 0) goto fail;
   if (MPI_Comm_dup(comm, &fh->comm) != MPI_SUCCESS) {

@@ -12,21 +12,24 @@
 #include "core/error.h"
 #include "hints/cblist.h"
 
-typedef enum { H_SIZE, H_INT, H_TRI, H_BOOL, H_ENUM, H_STRING } hint_type;
+/* H_NAME: a name looked up above hints (ostio_strategy: the engine's
+ * strategy registry, at open); here only its length is checked, and it is
+ * kept in lower case as the registry spells names. */
+typedef enum { H_SIZE, H_INT, H_TRI, H_BOOL, H_ENUM, H_STRING, H_NAME } hint_type;
 
 typedef int (*hint_check)(const char *key, const char *value);
 
 typedef struct hint_desc {
   const char *key;
   size_t off;                 /* offsetof(ostio__hints, field)              */
-  size_t cap;                 /* H_STRING: size of the char array           */
+  size_t cap;                 /* H_STRING, H_NAME: size of the char array   */
   hint_type type;
   int64_t dflt;               /* numeric default (TRI/BOOL/ENUM: the enum)  */
   int64_t min, max;           /* H_SIZE, H_INT                              */
   int64_t alt;                /* H_INT: one more accepted value ...         */
   const char *alt_note;       /* ... when this describes it, else NULL      */
   const char *const *words;   /* H_TRI, H_BOOL, H_ENUM: names by value      */
-  const char *sdflt;          /* H_STRING default                           */
+  const char *sdflt;          /* H_STRING, H_NAME default                   */
   hint_check check;           /* H_STRING validator                         */
 } hint_desc;
 
@@ -37,11 +40,6 @@ static const char *const bool_words[] = {"false", "true", NULL};
 static const char *const layout_src_words[] = {
   [OSTIO__SRC_AUTO] = "auto", [OSTIO__SRC_LUSTRE] = "lustre",
   [OSTIO__SRC_EMULATED] = "emulated", [OSTIO__SRC_HINTS] = "hints", NULL};
-
-static const char *const strategy_words[] = {
-  [OSTIO__STRAT_AUTO] = "auto", [OSTIO__STRAT_EVEN] = "even",
-  [OSTIO__STRAT_ALIGNED] = "aligned", [OSTIO__STRAT_OST] = "ost",
-  [OSTIO__STRAT_INDEPENDENT] = "independent", NULL};
 
 static const char *const container_words[] = {
   [OSTIO__CONTAINER_PLAIN] = "plain", [OSTIO__CONTAINER_STRIPED] = "striped",
@@ -59,9 +57,9 @@ static int check_config_list(const char *key, const char *value);
  *   INT_(key, default, min, max, alt, note)  integer; alt is also accepted
  *                                        when note (its description) is set
  *   TRI_(key, default)   BOOL_(key, default)   ENUM_(key, default, words)
- *   STR_(key, default, validator)
+ *   STR_(key, default, validator)        NAME_(key, default)
  * A default outside [min, max] means "not given" / "automatic". */
-#define HINT_LIST(SIZE_, INT_, TRI_, BOOL_, ENUM_, STR_)                         \
+#define HINT_LIST(SIZE_, INT_, TRI_, BOOL_, ENUM_, STR_, NAME_)                 \
   SIZE_(cb_buffer_size,              16777216, 1, INT64_C(1) << 31)                     \
   INT_(cb_nodes,                     0,  1, INT_MAX, 0, NULL)                    \
   STR_(cb_config_list,               "*:1", check_config_list)                   \
@@ -82,7 +80,7 @@ static int check_config_list(const char *key, const char *value);
   SIZE_(romio_lustre_coll_threshold, 0, 0, INT64_MAX)                            \
   TRI_(romio_lustre_ds_in_coll,      OSTIO__TRI_ENABLE)                          \
   ENUM_(ostio_layout_source,         OSTIO__SRC_AUTO, layout_src_words)          \
-  ENUM_(ostio_strategy,              OSTIO__STRAT_AUTO, strategy_words)          \
+  NAME_(ostio_strategy,              "auto")                                     \
   BOOL_(ostio_pipeline,              1)                                          \
   ENUM_(ostio_container,             OSTIO__CONTAINER_PLAIN, container_words)    \
   INT_(ostio_objects,                0,  1, OSTIO_MAX_STRIPE_COUNT, 0, NULL)     \
@@ -99,9 +97,11 @@ static int check_config_list(const char *key, const char *value);
 #define D_STR_(f, d, fn)                                                         \
   {OFF_(f), .cap = sizeof(((ostio__hints *)0)->f), .type = H_STRING, .sdflt = (d), \
    .check = (fn)},
+#define D_NAME_(f, d)                                                            \
+  {OFF_(f), .cap = sizeof(((ostio__hints *)0)->f), .type = H_NAME, .sdflt = (d)},
 
 static const hint_desc table[] = {
-  HINT_LIST(D_SIZE_, D_INT_, D_TRI_, D_BOOL_, D_ENUM_, D_STR_)};
+  HINT_LIST(D_SIZE_, D_INT_, D_TRI_, D_BOOL_, D_ENUM_, D_STR_, D_NAME_)};
 
 /* The same list checks at compile time that each field has the C type its
  * hint type is stored as (int64_t for numbers, int for words, char[]). */
@@ -117,7 +117,8 @@ static const hint_desc table[] = {
 #define A_ENUM_(f, d, w) A_INT_(f)
 #define A_STR_(f, d, fn)                                                         \
   _Static_assert(_Generic(&FIELD_(f)[0], char *: 1, default: 0), #f " must be char[]");
-HINT_LIST(A_SIZE_, A_INTK_, A_TRI_, A_BOOL_, A_ENUM_, A_STR_)
+#define A_NAME_(f, d) A_STR_(f, d, NULL)
+HINT_LIST(A_SIZE_, A_INTK_, A_TRI_, A_BOOL_, A_ENUM_, A_STR_, A_NAME_)
 
 #define NHINTS ((int)(sizeof table / sizeof table[0]))
 _Static_assert(sizeof table / sizeof table[0] <= 64, "given has 64 bits");
@@ -140,6 +141,7 @@ static const hint_alias aliases[] = {
 /* ---- field access ------------------------------------------------------ */
 
 static void *field(ostio__hints *h, const hint_desc *d) { return (char *)h + d->off; }
+static int is_text(const hint_desc *d) { return d->type == H_STRING || d->type == H_NAME; }
 static const void *cfield(const ostio__hints *h, const hint_desc *d)
 {
   return (const char *)h + d->off;
@@ -277,7 +279,7 @@ static int parse_int_hint(const hint_desc *d, const char *key, const char *value
 }
 
 /* Validates value for d (messages name key) and yields the number to store.
- * H_STRING is only checked. */
+ * H_STRING and H_NAME are only checked. */
 static int parse_value(const hint_desc *d, const char *key, const char *value, int64_t *out)
 {
   switch (d->type) {
@@ -287,6 +289,7 @@ static int parse_value(const hint_desc *d, const char *key, const char *value, i
   case H_BOOL:
   case H_ENUM: return parse_words(d, key, value, out);
   case H_STRING:
+  case H_NAME:
     if (strlen(value) >= d->cap)
       return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": too long; at most %zu characters",
                          key, QV(value), d->cap - 1);
@@ -319,7 +322,7 @@ void ostio__hints_init(ostio__hints *h)
   memset(h, 0, sizeof *h);
   for (int i = 0; i < NHINTS; i++) {
     const hint_desc *d = &table[i];
-    if (d->type == H_STRING)
+    if (is_text(d))
       snprintf((char *)field(h, d), d->cap, "%s", d->sdflt);
     else
       store_num(h, d, d->dflt);
@@ -499,10 +502,12 @@ int ostio__hints_set(ostio__hints *h, const char *key, const char *value)
   int64_t v = 0;
   int rc = parse_value(d, key, value, &v);
   if (rc != 0) return rc;
-  if (d->type == H_STRING)
+  if (is_text(d))
     snprintf((char *)field(h, d), d->cap, "%s", value);
   else
     store_num(h, d, v);
+  for (char *c = field(h, d); d->type == H_NAME && *c; c++) /* the registry's spelling */
+    *c = (char)tolower((unsigned char)*c);
   h->given |= UINT64_C(1) << i;
   return 0;
 }
@@ -513,7 +518,7 @@ int ostio__hints_format(const ostio__hints *h, int i, char *buf, size_t cap)
     return ostio__fail(OSTIO_EINVAL, "hints: no hint number %d (there are %d)", i, NHINTS);
   const hint_desc *d = &table[i];
   int w;
-  if (d->type == H_STRING) {
+  if (is_text(d)) {
     w = snprintf(buf, cap, "%s", (const char *)cfield(h, d));
   } else if (d->type == H_SIZE || d->type == H_INT) {
     w = snprintf(buf, cap, "%" PRId64, load_num(h, d));

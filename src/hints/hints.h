@@ -17,11 +17,6 @@ typedef enum {
 } ostio__layout_src;
 
 typedef enum {
-  OSTIO__STRAT_AUTO = 0, OSTIO__STRAT_EVEN, OSTIO__STRAT_ALIGNED, OSTIO__STRAT_OST,
-  OSTIO__STRAT_INDEPENDENT
-} ostio__strategy_hint;
-
-typedef enum {
   OSTIO__CONTAINER_PLAIN = 0, OSTIO__CONTAINER_STRIPED, OSTIO__CONTAINER_LOG
 } ostio__container_hint;
 
@@ -51,7 +46,8 @@ typedef struct ostio__hints {
   int64_t romio_lustre_coll_threshold;       /* default 0                     */
   int     romio_lustre_ds_in_coll; /* ostio__tri, default enable              */
   int     ostio_layout_source;     /* ostio__layout_src, default auto         */
-  int     ostio_strategy;          /* ostio__strategy_hint, default auto      */
+  char    ostio_strategy[32];      /* a strategy's name, default "auto": the
+                                      engine's registry checks it at open   */
   int     ostio_pipeline;          /* bool, default 1: overlap exchange and I/O */
   int     ostio_container;         /* ostio__container_hint, default plain: at creation */
   int64_t ostio_objects;           /* objects of a new container; 0 = stripe count */

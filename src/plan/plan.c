@@ -67,17 +67,7 @@ int ostio__plan_local(const ostio_extent *ext, size_t n, ostio__ext **out, size_
 
 int ostio__plan_key(const ostio__domains *d, int64_t off, int64_t *major, int64_t *minor)
 {
-  if (d->kind != OSTIO__DOM_OST) {
-    *major = 0;
-    *minor = off;
-    return 0;
-  }
-  ostio_piece p;
-  int rc = ostio__layout_locate(d->l, off, &p);
-  if (rc < 0) return rc;
-  *major = ((int64_t)p.component << 32) | p.object;
-  *minor = p.object_offset;
-  return 0;
+  return ostio__domain_key(d, off, major, minor);
 }
 
 static int piece_cmp(const void *a, const void *b)

@@ -35,6 +35,34 @@ const ostio__stats_timer_def ostio__stats_timers[OSTIO__NTIMER] = {
 #undef TIMER_
 };
 
+#define STRAT_PREFIX "strategy_"
+
+const char *ostio__stats_counter_name(const char (*strat)[OSTIO__STATS_STRAT_NAME], int i,
+                                      char *buf, size_t cap)
+{
+  if (i < OSTIO__NSTAT) return ostio__stats_counters[i].name;
+  const char *n = strat[i - OSTIO__NSTAT];
+  if (!n[0]) return NULL;
+  snprintf(buf, cap, STRAT_PREFIX "%.*s", OSTIO__STATS_STRAT_NAME - 1, n);
+  return buf;
+}
+
+int ostio__stats_counter_reduce(int i)
+{
+  return i < OSTIO__NSTAT ? ostio__stats_counters[i].reduce : OSTIO__STATS_RED_SUM;
+}
+
+int ostio__stats_name_strategy(ostio__stats *s, int i, const char *name)
+{
+  if (!s || !name || i < 0 || i >= OSTIO__STATS_NSTRAT || !name[0] ||
+      strlen(name) >= OSTIO__STATS_STRAT_NAME)
+    return ostio__fail(OSTIO_EINVAL, "statistics: no strategy slot %d for \"%.24s\" (%d slots, "
+                       "names of 1 to %d bytes)", i, name ? name : "(null)", OSTIO__STATS_NSTRAT,
+                       OSTIO__STATS_STRAT_NAME - 1);
+  snprintf(s->strat[i], sizeof s->strat[i], "%s", name);
+  return 0;
+}
+
 /* Shown in the text report even when zero on every rank. */
 static int is_core(int id)
 {
@@ -53,11 +81,14 @@ int ostio__stats_get(const ostio__stats *s, const char *name, double *value)
 {
   if (!s || !value) return ostio__fail(OSTIO_EINVAL, "statistics lookup: NULL statistics or "
                                        "value pointer; pass both");
-  for (int i = 0; name && i < OSTIO__NSTAT; i++)
-    if (!strcmp(name, ostio__stats_counters[i].name)) {
+  char buf[64];
+  for (int i = 0; name && i < OSTIO__NCOUNTER; i++) {
+    const char *n = ostio__stats_counter_name(s->strat, i, buf, sizeof buf);
+    if (n && !strcmp(name, n)) {
       *value = (double)s->c[i];
       return 0;
     }
+  }
   for (int i = 0; name && i < OSTIO__NTIMER; i++)
     if (!strcmp(name, ostio__stats_timers[i].name)) {
       *value = s->t[i];
@@ -67,9 +98,11 @@ int ostio__stats_get(const ostio__stats *s, const char *name, double *value)
   char known[640];
   size_t len = 0;
   known[0] = '\0';
-  for (int i = 0; i < OSTIO__NSTAT + OSTIO__NTIMER; i++) {
-    const char *n = i < OSTIO__NSTAT ? ostio__stats_counters[i].name : ostio__stats_timers[i - OSTIO__NSTAT].name;
-    int w = snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", n);
+  for (int i = 0; i < OSTIO__NCOUNTER + OSTIO__NTIMER; i++) {
+    const char *n = i < OSTIO__NCOUNTER ? ostio__stats_counter_name(s->strat, i, buf, sizeof buf)
+                                        : ostio__stats_timers[i - OSTIO__NCOUNTER].name;
+    if (!n) continue;
+    int w = snprintf(known + len, sizeof known - len, "%s%s", len ? ", " : "", n);
     if (w < 0 || (size_t)w >= sizeof known - len) break;
     len += (size_t)w;
   }
@@ -95,7 +128,8 @@ void ostio__stats_reduced_init(ostio__stats_reduced *r)
 void ostio__stats_fold(ostio__stats_reduced *r, const ostio__stats *s)
 {
   int first = r->nprocs == 0;
-  for (int i = 0; i < OSTIO__NSTAT; i++) {
+  if (first) memcpy(r->strat, s->strat, sizeof r->strat);
+  for (int i = 0; i < OSTIO__NCOUNTER; i++) {
     int64_t v = s->c[i];
     r->sum[i] = ostio__stats_sat_add(r->sum[i], v);
     if (first || v > r->max[i]) r->max[i] = v;
@@ -116,7 +150,7 @@ void ostio__stats_merge(ostio__stats_reduced *a, const ostio__stats_reduced *b)
     memcpy(a, b, sizeof *a);
     return;
   }
-  for (int i = 0; i < OSTIO__NSTAT; i++) {
+  for (int i = 0; i < OSTIO__NCOUNTER; i++) {
     a->sum[i] = ostio__stats_sat_add(a->sum[i], b->sum[i]);
     if (b->max[i] > a->max[i]) a->max[i] = b->max[i];
     if (b->min[i] < a->min[i]) a->min[i] = b->min[i];
@@ -203,15 +237,18 @@ int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_i
   ostio__sbuf_put(&s, COLS, "counter", "total over ranks", "max of one rank");
 
   int omitted = 0;
-  for (int i = 0; i < OSTIO__NSTAT; i++) {
+  char name[64];
+  for (int i = 0; i < OSTIO__NCOUNTER; i++) {
+    const char *n = ostio__stats_counter_name(r->strat, i, name, sizeof name);
+    if (!n) continue;
     if (!is_core(i) && r->sum[i] == 0 && r->max[i] == 0 && r->min[i] == 0) {
       omitted++;
       continue;
     }
-    if (ostio__stats_counters[i].reduce == OSTIO__STATS_RED_SUM) snprintf(a, sizeof a, "%" PRId64, r->sum[i]);
+    if (ostio__stats_counter_reduce(i) == OSTIO__STATS_RED_SUM) snprintf(a, sizeof a, "%" PRId64, r->sum[i]);
     else snprintf(a, sizeof a, "-");
     snprintf(b, sizeof b, "%" PRId64, r->max[i]);
-    ostio__sbuf_put(&s, COLS, ostio__stats_counters[i].name, a, b);
+    ostio__sbuf_put(&s, COLS, n, a, b);
   }
   if (omitted)
     ostio__sbuf_put(&s, "  (%d counter%s zero on every rank not shown)\n", omitted, omitted == 1 ? "" : "s");

@@ -35,11 +35,6 @@
   X(objects_max,           MAX, "most objects one aggregator touched in one call") \
   X(osts_touched,          SUM, "OSTs touched, summed over aggregated calls")      \
   X(osts_max,              MAX, "most OSTs one aggregator touched in one call")    \
-  X(strategy_even,         SUM, "collective calls that used even")                 \
-  X(strategy_aligned,      SUM, "collective calls that used aligned")              \
-  X(strategy_ost,          SUM, "collective calls that used ost")                  \
-  X(strategy_independent,  SUM, "collective calls that used independent")          \
-  X(strategy_auto,         SUM, "collective calls where auto chose the strategy")  \
   X(faults_injected,       SUM, "faults injected by OSTIO_FAULT")                 \
   X(objfiles_written,      SUM, "container object files written (distinct, since open)") \
   X(objfiles_read,         SUM, "container object files read (distinct, since open)") \
@@ -70,10 +65,27 @@ typedef enum {
   OSTIO__NTIMER
 } ostio__timer_id;
 
+/* One more counter per collective strategy, strategy_NAME (SUM: the calls
+ * that ran it; for a strategy that chooses another, the calls it chose in).
+ * Stats is below the engine and does not know the strategies: slot i is
+ * entry i of the strategy registry (src/engine/strategies.c), which names
+ * the slots at open. The names travel with the numbers, so every report
+ * lists the strategies the library was built with, zero or not. */
+#define OSTIO__STATS_NSTRAT 8
+#define OSTIO__STATS_STRAT_NAME 16
+/* Counters in c[]: the list's, then the strategy slots. */
+#define OSTIO__NCOUNTER (OSTIO__NSTAT + OSTIO__STATS_NSTRAT)
+#define OSTIO__STAT_STRATEGY(i) ((ostio__stat_id)(OSTIO__NSTAT + (i)))
+
 typedef struct ostio__stats {
-  int64_t c[OSTIO__NSTAT];
+  int64_t c[OSTIO__NCOUNTER];
   double t[OSTIO__NTIMER];
+  char strat[OSTIO__STATS_NSTRAT][OSTIO__STATS_STRAT_NAME]; /* slot names; "" unused */
 } ostio__stats;
+
+/* Names strategy slot i (the counter becomes strategy_NAME); OSTIO_EINVAL
+ * for a slot or a name that does not fit. */
+int ostio__stats_name_strategy(ostio__stats *s, int i, const char *name);
 
 /* What the report header says about the file. */
 typedef struct ostio__stats_info {
@@ -103,8 +115,9 @@ int ostio__stats_get(const ostio__stats *s, const char *name, double *value);
  * ostio__stats_report reduces them over the file's communicator at close. */
 typedef struct ostio__stats_reduced {
   int nprocs;
-  int64_t sum[OSTIO__NSTAT], max[OSTIO__NSTAT], min[OSTIO__NSTAT];
+  int64_t sum[OSTIO__NCOUNTER], max[OSTIO__NCOUNTER], min[OSTIO__NCOUNTER];
   double tsum[OSTIO__NTIMER], tmax[OSTIO__NTIMER];
+  char strat[OSTIO__STATS_NSTRAT][OSTIO__STATS_STRAT_NAME]; /* as in ostio__stats */
 } ostio__stats_reduced;
 
 /* Pure: folds one rank's stats in (start from ostio__stats_reduced_init). */

@@ -3,6 +3,7 @@
 #ifndef OSTIO_STATS_IMPL_H
 #define OSTIO_STATS_IMPL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/strbuf.h"
@@ -21,6 +22,13 @@ typedef struct ostio__stats_timer_def {
 } ostio__stats_timer_def;
 extern const ostio__stats_counter_def ostio__stats_counters[OSTIO__NSTAT];
 extern const ostio__stats_timer_def ostio__stats_timers[OSTIO__NTIMER];
+
+/* Name of counter i of c[] (0 <= i < OSTIO__NCOUNTER) into buf, given the
+ * strategy slots' names; NULL for a slot no strategy holds. */
+const char *ostio__stats_counter_name(const char (*strat)[OSTIO__STATS_STRAT_NAME], int i,
+                                      char *buf, size_t cap);
+/* OSTIO__STATS_RED_* of counter i (the strategy slots are sums). */
+int ostio__stats_counter_reduce(int i);
 
 /* a + b, saturating at the int64 limits. */
 int64_t ostio__stats_sat_add(int64_t a, int64_t b);

@@ -183,11 +183,16 @@ static void put_file(ostio__sbuf *s, const file_rec *f, const char *ind)
   }
   ostio__sbuf_put(s, "],\n%s  \"unknown_hints_more\": %d", ind, f->unknown_more);
 
-  ostio__sbuf_put(s, ",\n%s  \"counters\": {\n", ind);
-  for (int i = 0; i < OSTIO__NSTAT; i++)
-    ostio__sbuf_put(s, "%s    \"%s\": {\"sum\": %" PRId64 ", \"max\": %" PRId64 ", \"min\": %" PRId64 "}%s\n",
-        ind, ostio__stats_counters[i].name, r->sum[i], r->max[i], r->min[i], i + 1 < OSTIO__NSTAT ? "," : "");
-  ostio__sbuf_put(s, "%s  },\n%s  \"timers\": {\n", ind, ind);
+  ostio__sbuf_put(s, ",\n%s  \"counters\": {", ind);
+  const char *sep = "\n";
+  for (int i = 0; i < OSTIO__NCOUNTER; i++) {
+    const char *n = ostio__stats_counter_name(r->strat, i, a, sizeof a);
+    if (!n) continue;
+    ostio__sbuf_put(s, "%s%s    \"%s\": {\"sum\": %" PRId64 ", \"max\": %" PRId64 ", \"min\": %" PRId64 "}",
+        sep, ind, n, r->sum[i], r->max[i], r->min[i]);
+    sep = ",\n";
+  }
+  ostio__sbuf_put(s, "\n%s  },\n%s  \"timers\": {\n", ind, ind);
   for (int i = 0; i < OSTIO__NTIMER; i++)
     ostio__sbuf_put(s, "%s    \"%s\": {\"sum\": %s, \"max\": %s}%s\n", ind, ostio__stats_timers[i].name,
         json_double(a, sizeof a, r->tsum[i]), json_double(b, sizeof b, r->tmax[i]),
@@ -226,7 +231,8 @@ struct ostio__stats_job {
   int nrec, caprec;
   file_rec *rec;
   int nprocs_max;
-  int64_t total[OSTIO__NSTAT];          /* SUM counters: sum; MAX counters: max */
+  int64_t total[OSTIO__NCOUNTER];       /* SUM counters: sum; MAX counters: max */
+  char slots[OSTIO__STATS_NSTRAT][OSTIO__STATS_STRAT_NAME]; /* the files' strategy slots */
   double tsum[OSTIO__NTIMER], tmax[OSTIO__NTIMER];
   struct { char name[32]; int64_t files; } strat[JOB_NSTRAT];
   int nstrat;
@@ -307,9 +313,12 @@ int ostio__stats_job_add(ostio__stats_job *job, const ostio__stats_reduced *r,
     job->nrec++;
   }
 
-  /* The summary. */
-  for (int i = 0; i < OSTIO__NSTAT; i++) {
-    if (ostio__stats_counters[i].reduce == OSTIO__STATS_RED_SUM) job->total[i] = ostio__stats_sat_add(job->total[i], r->sum[i]);
+  /* The summary. A process's files share the library's registry, so their
+   * strategy slots agree; a slot only a later file names is adopted. */
+  for (int i = 0; i < OSTIO__STATS_NSTRAT; i++)
+    if (!job->slots[i][0]) memcpy(job->slots[i], r->strat[i], sizeof job->slots[i]);
+  for (int i = 0; i < OSTIO__NCOUNTER; i++) {
+    if (ostio__stats_counter_reduce(i) == OSTIO__STATS_RED_SUM) job->total[i] = ostio__stats_sat_add(job->total[i], r->sum[i]);
     else if (job->nfiles == 0 || r->max[i] > job->total[i]) job->total[i] = r->max[i];
   }
   for (int i = 0; i < OSTIO__NTIMER; i++) {
@@ -373,9 +382,10 @@ int ostio__stats_job_format(const ostio__stats_job *job, char **out)
   ostio__sbuf_put(&s, "    \"bytes_written\": %" PRId64 ",\n    \"bytes_read\": %" PRId64 ",\n",
       job->total[OSTIO__STAT_bytes_written], job->total[OSTIO__STAT_bytes_read]);
   ostio__sbuf_put(&s, "    \"counters\": {");
-  for (int i = 0; i < OSTIO__NSTAT; i++)
-    ostio__sbuf_put(&s, "%s\n      \"%s\": %" PRId64, i ? "," : "", ostio__stats_counters[i].name,
-        job->total[i]);
+  for (int i = 0, listed = 0; i < OSTIO__NCOUNTER; i++) {
+    const char *n = ostio__stats_counter_name(job->slots, i, a, sizeof a);
+    if (n) ostio__sbuf_put(&s, "%s\n      \"%s\": %" PRId64, listed++ ? "," : "", n, job->total[i]);
+  }
   ostio__sbuf_put(&s, "\n    },\n    \"timers\": {");
   for (int i = 0; i < OSTIO__NTIMER; i++)
     ostio__sbuf_put(&s, "%s\n      \"%s\": {\"sum\": %s, \"max\": %s}", i ? "," : "",
