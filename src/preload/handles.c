@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "container/container.h"
-#include "container/log/log.h"
+#include "container/store.h"
+#include "core/error.h"
 #include "preload/preload.h"
 
 int ostio__pl_ctr_stat(const char *norm, struct stat *st)
@@ -25,8 +26,11 @@ int ostio__pl_ctr_stat(const char *norm, struct stat *st)
 
 int ostio__pl_ctr_remove(const char *norm)
 {
-  int kind = 0, rc = ostio__ctr_kind_of(norm, &kind);
-  if (rc == 0) rc = kind == OSTIO__CTR_KIND_LOG ? ostio__log_remove(norm) : ostio__ctr_remove(norm);
+  const ostio__store_ops *k = NULL;
+  int rc = ostio__store_of_path(norm, &k);
+  if (rc == 0)
+    rc = k->remove ? k->remove(norm)
+                   : ostio__fail(OSTIO_ENOTSUP, "the %s kind cannot be removed here", k->name);
   if (rc == 0) return 0;
   ostio__pl_debug("ostio-preload: cannot remove %s: %s", norm, ostio_last_error());
   return rc == OSTIO_ENOENT ? -ENOENT : rc == OSTIO_EACCES ? -EACCES

@@ -7,7 +7,8 @@
  *   path.c     pure: lexical path normalization, the prefix set
  *   fdtab.c    fd -> open file description table
  *   backend.c  open containers (one object per container per process):
- *              open/create, read, write, size, truncate, sync, stat
+ *              open/create, read, write, size, truncate, sync, stat; each
+ *              kind's own steps through its process ops (container/store.h)
  *   posix.c    open family, close, read/write family, lseek
  *   fdctl.c   fcntl, dup family, ioctl, zero-copy refusals, mmap, sync
  *   meta.c     stat family, statx, statfs, unlink, rename, truncate, times

@@ -1,0 +1,345 @@
+/* Process ops of the log kind (store.h): one process serving a log
+ * container by itself (libostio-preload.so), with one writer identity per
+ * process, claimed at its first write. Other processes' appends are seen
+ * by rereading the index logs: at a new open, after a lock, a sync, a fork
+ * sibling's write, or when a stat finds an index log that changed. No MPI.
+ * See docs/containers.md, "The size record of a log container". */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "container/log/log.h"
+#include "container/store.h"
+#include "core/error.h"
+
+typedef struct log_store {
+  ostio__store base;
+  ostio__logdir *d;
+  ostio__logmap map;
+  ostio__logres res;
+  ostio__logw w;
+  int wactive;               /* this process has a writer identity               */
+  int32_t own_src;           /* its index in d->src (-1 none)                     */
+  uint32_t epoch;            /* of this writer's records (raised under locks)     */
+} log_store;
+
+static log_store *of(ostio__store *s) { return (log_store *)s; }
+
+/* One hostdir and one writer per process: the preload knows no ranks. */
+static int create(const char *path, const struct ostio__hints *h, int excl)
+{
+  ostio__ctr_params p;
+  int created = 0;
+  (void)h;
+  memset(&p, 0, sizeof p);
+  p.kind = OSTIO__CTR_KIND_LOG;
+  p.hostdirs = 1;
+  p.writers = OSTIO__LOG_WRITERS_RANK;
+  snprintf(p.requested, sizeof p.requested, "hostdirs=1 writers=rank (libostio-preload)");
+  return ostio__ctr_create(path, &p, excl, &created);
+}
+
+static int load(const char *path, ostio__logdir **dp, ostio__logmap *map)
+{
+  ostio__logload st;
+  memset(&st, 0, sizeof st);
+  ostio__logmap_init(map);
+  int rc = ostio__log_open(path, NULL, 0, dp);
+  if (rc == 0) rc = ostio__log_scan(*dp);
+  if (rc == 0) rc = ostio__log_load_all(*dp, map, &st);
+  if (rc == 0) rc = ostio__logmap_build(map);
+  if (rc < 0) {
+    ostio__log_close(dp);
+    ostio__logmap_free(map);
+  }
+  return rc;
+}
+
+/* Reloads every index (other processes' writes); our flushed records come
+ * back from our own index log, the pending one stays pending. */
+static int lg_reload(ostio__store *s)
+{
+  log_store *l = of(s);
+  ostio__logdir *d = NULL;
+  ostio__logmap map;
+  if (l->wactive) {
+    int rc = ostio__logw_flush(&l->w);
+    if (rc < 0) return rc;
+  }
+  int rc = load(s->path, &d, &map);
+  if (rc < 0) return rc;
+  if (l->wactive) {
+    l->w.d = d;
+    l->w.nfresh = 0;
+    l->own_src = ostio__log_src_find(d, l->w.session, l->w.writer);
+  }
+  ostio__log_close(&l->d);
+  ostio__logmap_free(&l->map);
+  l->d = d;
+  l->map = map;
+  return 0;
+}
+
+/* Did another process publish since the indexes were read? Each hostdir is
+ * listed (O_NOATIME, by the preload's open wrapper): an index log that is
+ * new, or whose size differs from the listing the load used, says yes. Our
+ * own index (we know what we appended) does not count. One open, a listing
+ * and one fstatat per index log: cheap next to a reload. */
+static int lg_changed(ostio__store *s)
+{
+  log_store *l = of(s);
+  ostio__logdir *d = l->d;
+  int changed = 0;
+  for (int32_t h = 0; h < d->m.hostdirs && !changed; h++) {
+    char name[32];
+    snprintf(name, sizeof name, "hostdir.%03d", (int)h);
+    int hfd = openat(d->dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *dir = hfd >= 0 ? fdopendir(hfd) : NULL;
+    if (!dir) {
+      if (hfd >= 0) close(hfd);
+      continue; /* not made yet (or unreadable: the load said so) */
+    }
+    struct dirent *e;
+    while (!changed && (e = readdir(dir))) {
+      uint32_t se, wr;
+      struct stat st;
+      if (ostio__log_parse_name(e->d_name, &se, &wr) != 2) continue; /* index logs only */
+      int i = ostio__log_src_find(d, se, wr);
+      if (i == l->own_src && i >= 0) continue;
+      if (i < 0 || !(d->src[i].flags & OSTIO__LOGSRC_INDEX)) changed = 1;
+      else if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+               (int64_t)st.st_size != d->src[i].index_size)
+        changed = 1;
+    }
+    closedir(dir);
+  }
+  return changed;
+}
+
+static int lg_open(const char *path, ostio__store **out)
+{
+  log_store *l = calloc(1, sizeof *l);
+  if (!l) return ostio__fail(OSTIO_ENOMEM, "out of memory");
+  l->base.ops = &ostio__store_log;
+  l->base.path = path;
+  l->own_src = -1;
+  int rc = load(path, &l->d, &l->map);
+  if (rc < 0) {
+    free(l);
+    return rc;
+  }
+  *out = &l->base;
+  return 0;
+}
+
+static void lg_close(ostio__store *s, int removing)
+{
+  log_store *l = of(s);
+  if (l->wactive && removing) {
+    ostio__logw_close(&l->w);
+    l->wactive = 0;
+  }
+  if (l->wactive) {
+    /* The last close of a process that wrote publishes the size clean,
+     * derived from every writer's index with their fingerprint; a record
+     * that a later append or a racing closer makes stale is never trusted
+     * (logsize.c, docs/containers.md "The size record"). */
+    if (ostio__logw_flush(&l->w) == 0) ostio__log_publish_clean(l->d, NULL);
+    ostio__clear_error();
+    ostio__logw_close(&l->w);
+  }
+  ostio__log_close(&l->d);
+  ostio__logmap_free(&l->map);
+  ostio__logres_free(&l->res);
+  free(l);
+}
+
+static int lg_dirfd(const ostio__store *s) { return ((const log_store *)s)->d->dirfd; }
+
+/* This process's writer: session = the largest on disk + 1 (a later process
+ * wins), writer id = the first free one from OSTIO__LOG_PROCESS_WRITERS
+ * (O_EXCL on the log names), both taken at the first write: processes whose
+ * first writes race share a session (fcntl locks order them by epoch), a
+ * later one gets a larger session; library jobs use ids below that base
+ * (their ranks) and claim a session by its writer 0, so neither can take the
+ * other's name (docs/containers.md, "The size record of a log container"). */
+static int lg_writable(ostio__store *s)
+{
+  log_store *l = of(s);
+  if (l->wactive) return 0;
+  int rc = lg_reload(s);
+  if (rc < 0) return rc;
+  char host[256] = "localhost";
+  gethostname(host, sizeof host - 1);
+  int32_t hd = ostio__log_hostdir_of(host, l->d->m.hostdirs);
+  if (l->d->max_session == UINT32_MAX)
+    return ostio__fail(OSTIO_ERANGE, "%s: 2^32 - 1 write sessions", s->path);
+  uint32_t session = l->d->max_session + 1;
+  rc = OSTIO_EEXIST;
+  for (uint32_t k = 0; rc == OSTIO_EEXIST && k < 1000000; k++) {
+    ostio__logw_init(&l->w, l->d, session, OSTIO__LOG_PROCESS_WRITERS + k, hd);
+    if ((rc = ostio__logw_create(&l->w)) == 0) break;
+    ostio__logw_close(&l->w);
+    if (rc != OSTIO_EEXIST) return rc;
+    ostio__clear_error();
+  }
+  if (rc < 0) return ostio__fail(rc, "%s: no free writer id", s->path);
+  int at = ostio__log_src_add(l->d, session, l->w.writer, hd);
+  if (at < 0) return at;
+  l->own_src = at;
+  l->wactive = 1;
+  l->epoch = 0;
+  /* A clean size record would let readers skip the indexes: say "open". */
+  ostio__sizerec r;
+  if (ostio__sizerec_read(l->d->dirfd, s->path, &r) == 0 && r.clean)
+    ostio__sizerec_write(l->d->dirfd, s->path, &(ostio__sizerec){.clean = 0, .size = r.size});
+  ostio__clear_error();
+  return 0;
+}
+
+static uint64_t seq_of(const log_store *l) { return (uint64_t)l->w.session << 32 | l->epoch; }
+
+/* This writer's appended records into the map. */
+static int own_to_map(log_store *l)
+{
+  if (!l->wactive || l->w.nfresh == 0) return 0;
+  for (size_t i = 0; i < l->w.nfresh; i++) l->w.fresh[i].src = l->own_src;
+  int rc = ostio__logmap_add(&l->map, l->w.fresh, l->w.nfresh);
+  l->w.nfresh = 0;
+  return rc;
+}
+
+/* The pending record to the index log, and into the map. */
+static int lg_flush(ostio__store *s)
+{
+  log_store *l = of(s);
+  if (!l->wactive) return 0;
+  int rc = ostio__logw_flush(&l->w);
+  return rc < 0 ? rc : own_to_map(l);
+}
+
+static int lg_size(ostio__store *s, int64_t *size)
+{
+  log_store *l = of(s);
+  int rc = own_to_map(l);
+  if (rc == 0 && l->map.nsorted < l->map.n) rc = ostio__logmap_build(&l->map);
+  if (rc < 0) return rc;
+  int64_t sz = l->map.size;
+  if (l->wactive && l->w.comp.pending && ostio__logrec_end(&l->w.comp.rec) > sz)
+    sz = ostio__logrec_end(&l->w.comp.rec);
+  *size = sz;
+  return 0;
+}
+
+static int lg_pread(ostio__store *s, void *buf, size_t len, int64_t off, size_t *got)
+{
+  log_store *l = of(s);
+  int64_t size = 0;
+  *got = 0;
+  int rc = lg_size(s, &size);
+  if (rc < 0 || off >= size) return rc;
+  if ((int64_t)len > size - off) len = (size_t)(size - off);
+  ostio__logent pend;
+  size_t np = 0;
+  if (l->wactive && l->w.comp.pending) { /* our pending record wins over the map */
+    pend = (ostio__logent){.r = l->w.comp.rec, .idx = l->w.nrec, .src = l->own_src};
+    np = 1;
+  }
+  rc = ostio__log_read_x(l->d, &l->map, &pend, np, &l->res, off, (int64_t)len, buf);
+  if (rc == 0) *got = len;
+  return rc;
+}
+
+static int lg_pwrite(ostio__store *s, const void *buf, size_t len, int64_t off)
+{
+  log_store *l = of(s);
+  return ostio__logw_write(&l->w, seq_of(l), off, buf, (int64_t)len);
+}
+
+static int lg_truncate(ostio__store *s, int64_t size)
+{
+  log_store *l = of(s);
+  ostio__logrec t = {.type = OSTIO__LOGREC_TRUNC, .writer = l->w.writer, .seq = seq_of(l),
+                     .lstart = size};
+  int rc = ostio__logw_append(&l->w, &t);
+  return rc < 0 ? rc : own_to_map(l);
+}
+
+static int lg_sync(ostio__store *s)
+{
+  int rc = of(s)->wactive ? ostio__logw_sync(&of(s)->w) : 0;
+  return rc < 0 ? rc : lg_reload(s); /* and see what the others published */
+}
+
+/* Every other writer's data log as listed, and ours as written. */
+static int lg_bytes(ostio__store *s, int64_t *bytes)
+{
+  log_store *l = of(s);
+  *bytes = 0;
+  for (size_t i = 0; i < l->d->nsrc; i++)
+    if ((int32_t)i != l->own_src) *bytes += l->d->src[i].data_size;
+  if (l->wactive) *bytes += l->w.dend;
+  return 0;
+}
+
+/* Under a lock, what this process writes next must win over everything
+ * published before: the epoch goes past the largest seq of our session; a
+ * larger session on disk (a process that started writing later) makes this
+ * process claim a new writer (session = largest + 1) at its next write. */
+static void order_after_all(log_store *l)
+{
+  uint64_t mx = 0;
+  for (size_t i = 0; i < l->map.n; i++)
+    if (l->map.e[i].r.seq > mx) mx = l->map.e[i].r.seq;
+  if (!l->wactive || mx < seq_of(l)) return;
+  if ((mx >> 32) == l->w.session && (uint32_t)mx < UINT32_MAX) {
+    l->epoch = (uint32_t)mx + 1;
+    return;
+  }
+  if (ostio__logw_flush(&l->w) == 0) own_to_map(l);
+  ostio__logw_close(&l->w);
+  l->wactive = 0;
+  l->epoch = 0;
+}
+
+/* See what the previous holder published, then order our next writes. */
+static int lg_locked(ostio__store *s)
+{
+  int rc = lg_reload(s);
+  if (rc == 0) order_after_all(of(s));
+  return rc;
+}
+
+static void lg_forked(ostio__store *s)
+{
+  log_store *l = of(s);
+  if (!l->wactive) return;
+  ostio__logw_close(&l->w);
+  l->wactive = 0;
+}
+
+const ostio__store_ops ostio__store_log = {
+  .version = OSTIO__STORE_VERSION,
+  .name = "log",
+  .create = create,
+  .open = lg_open,
+  .close = lg_close,
+  .remove = ostio__log_remove,
+  .dirfd = lg_dirfd,
+  .writable = lg_writable,
+  .size = lg_size,
+  .pread = lg_pread,
+  .pwrite = lg_pwrite,
+  .truncate = lg_truncate,
+  .sync = lg_sync,
+  .bytes = lg_bytes,
+  .reload = lg_reload,
+  .changed = lg_changed,
+  .flush = lg_flush,
+  .locked = lg_locked,
+  .forked = lg_forked,
+};
