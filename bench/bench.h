@@ -34,7 +34,7 @@ typedef enum { OB_API_OSTIO = 0, OB_API_MPIIO, OB_API_POSIX } ob_api_kind;
 
 typedef struct ob_api {
   int kind;                 /* ob_api_kind                                       */
-  char strategy[16];        /* ostio: even|aligned|ost|independent|auto ("" = auto) */
+  char strategy[16];        /* ostio: a strategy of the registry ("" = auto)     */
   char name[32];            /* as given: "ostio:ost", "mpiio", "posix"          */
 } ob_api;
 

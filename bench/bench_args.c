@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "engine/strategy.h"
 
 static int usage_err(char *err, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -54,7 +55,20 @@ int64_t ob_parse_size(const char *s)
   return (int64_t)v << shift;
 }
 
-static const char *const strategies[] = {"even", "aligned", "ost", "independent", "auto"};
+/* "ostio:auto, ostio:even, ...": one API per strategy of the library's
+ * registry (src/engine/strategies.c), in its order. */
+static void strategy_apis(char *buf, size_t cap)
+{
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < ostio__strategy_count(); i++) {
+    const ostio__strategy *s = ostio__strategy_at(i);
+    if (!s) continue;
+    int w = snprintf(buf + len, cap - len, "%sostio:%s", len ? ", " : "", s->name);
+    if (w < 0 || (size_t)w >= cap - len) break;
+    len += (size_t)w;
+  }
+}
 
 int ob_parse_api(const char *s, ob_api *api)
 {
@@ -69,13 +83,11 @@ int ob_parse_api(const char *s, ob_api *api)
     return 0;
   }
   if (strncmp(s, "ostio:", 6) != 0) return -1;
-  for (size_t i = 0; i < sizeof strategies / sizeof *strategies; i++)
-    if (!strcmp(s + 6, strategies[i])) {
-      api->kind = OB_API_OSTIO;
-      snprintf(api->strategy, sizeof api->strategy, "%s", strategies[i]);
-      return 0;
-    }
-  return -1;
+  const ostio__strategy *st = ostio__strategy_find(s + 6);
+  if (!st || strlen(st->name) >= sizeof api->strategy) return -1;
+  api->kind = OB_API_OSTIO;
+  snprintf(api->strategy, sizeof api->strategy, "%s", st->name);
+  return 0;
 }
 
 static int parse_apis(const char *list, ob_config *c, char *err, size_t cap)
@@ -87,10 +99,12 @@ static int parse_apis(const char *list, ob_config *c, char *err, size_t cap)
   char *save = NULL;
   for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     ob_api a;
-    if (ob_parse_api(tok, &a) < 0)
-      return usage_err(err, cap, "-a: unknown API \"%s\" (accepted: ostio, ostio:even, "
-                       "ostio:aligned, ostio:ost, ostio:independent, ostio:auto, mpiio, posix)",
-                       tok);
+    if (ob_parse_api(tok, &a) < 0) {
+      char apis[256];
+      strategy_apis(apis, sizeof apis);
+      return usage_err(err, cap, "-a: unknown API \"%s\" (accepted: ostio, %s, mpiio, posix)",
+                       tok, apis);
+    }
     for (int i = 0; i < c->napis; i++)
       if (!strcmp(c->apis[i].name, a.name))
         return usage_err(err, cap, "-a: API \"%s\" listed twice", tok);
@@ -243,7 +257,8 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
     if (p->kind == OB_API_MPIIO && c->collective)
       return usage_err(err, cap, "-F: collective MPI-IO (-c) needs the shared file of the "
                        "pattern; drop -c or -F");
-    if (p->kind == OB_API_OSTIO && strcmp(p->strategy, "independent") != 0)
+    const ostio__strategy *st = ostio__strategy_find(p->strategy);
+    if (p->kind == OB_API_OSTIO && (!st || st->exchange))
       return usage_err(err, cap, "-F: %s is a collective strategy over a shared file; with a "
                        "file per process use ostio:independent", p->name);
   }
@@ -262,11 +277,14 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
 
 void ob_usage(FILE *out)
 {
+  char apis[256];
+  strategy_apis(apis, sizeof apis);
   fprintf(out,
     "usage: mpiexec -n P ostio-bench [flags]\n"
     "Runs one access pattern through ostio, MPI-IO and POSIX in the same run (IOR-style).\n"
-    "  -a LIST          APIs, comma-separated: ostio (= ostio:auto), ostio:even, ostio:aligned,\n"
-    "                   ostio:ost, ostio:independent, ostio:auto, mpiio, posix  [ostio]\n"
+    "  -a LIST          APIs, comma-separated: ostio (= ostio:auto), mpiio, posix, and\n"
+    "                   ostio:STRATEGY for each strategy of the library:\n"
+    "                   %s  [ostio]\n"
     "  -p NAME          pattern: ior, strided, btio, flash, random  [ior]\n"
     "  -b SIZE          bytes per rank per segment (ior, strided; random: -b times -s is\n"
     "                   the bytes per rank)  [1m; strided 4k; random 16m per rank]\n"
@@ -298,5 +316,5 @@ void ob_usage(FILE *out)
     "  --seed N         data and random-pattern seed  [1]\n"
     "  -h, --help       this text\n"
     "SIZE and N take k, m, g suffixes (powers of 1024). Exit status: 0 ok, 1 verification\n"
-    "or I/O failure, 2 usage error. See docs/benchmarks.md.\n");
+    "or I/O failure, 2 usage error. See docs/benchmarks.md.\n", apis);
 }

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "engine/strategy.h"
 #include "hints/hints.h"
 #include "tools/cli.h"
 
@@ -14,6 +15,7 @@ static const char *help =
   "\"file\"): the defaults, overridden by the entries of the OSTIO_HINTS\n"
   "environment variable whose pattern matches PATH. Hints given explicitly are\n"
   "marked. Bad values in OSTIO_HINTS are reported as they would be at open.\n"
+  "ostio_strategy lists the strategies this build has (its registry).\n"
   "Unknown keys that look meant for ostio (romio_*, cb_*, striping_*, or close\n"
   "to a known key) are listed after the table with the nearest known name:\n"
   "they are ignored, as ROMIO does; an unknown ostio_* key is an error.\n\n"
@@ -23,6 +25,17 @@ static const char *help =
   "Options:\n"
   "  --json      machine-readable output\n"
   "  -h, --help  show this help\n";
+
+/* The strategies, as `ostio_strategy` accepts them: registry order. */
+static void put_strategies(int json)
+{
+  for (int i = 0, n = 0; i < ostio__strategy_count(); i++) {
+    const ostio__strategy *s = ostio__strategy_at(i);
+    if (!s) continue;
+    if (json) printf("%s", n++ ? ", " : ""), json_string(stdout, s->name);
+    else printf("%s%s", n++ ? ", " : "", s->name);
+  }
+}
 
 int cmd_hints(int argc, char **argv)
 {
@@ -40,6 +53,7 @@ int cmd_hints(int argc, char **argv)
   const char *path = optind < argc ? argv[optind] : "file";
   ostio__hints h;
   int rc = ostio__hints_resolve_env(path, &h);
+  if (rc == 0) rc = ostio__strategy_open(&h, NULL);
   if (rc < 0) return cli_lib_error(CMD, rc);
   if (json) printf("{\"path\": "), json_string(stdout, path), printf(", \"hints\": {");
   for (int i = 0; i < ostio__hints_count(); i++) {
@@ -55,10 +69,12 @@ int cmd_hints(int argc, char **argv)
       json_string(stdout, val);
       printf(", \"given\": %s, \"effect\": %s", given ? "true" : "false", why ? "false" : "true");
       if (why) printf(", \"note\": "), json_string(stdout, why);
+      if (!strcmp(key, "ostio_strategy")) printf(", \"accepted\": ["), put_strategies(1), printf("]");
       printf("}");
     } else {
       printf("%-28s %s%s", key, val, given ? "   (from OSTIO_HINTS)" : "");
       if (why) printf("   (accepted, no effect: %s)", why);
+      if (!strcmp(key, "ostio_strategy")) printf("   (one of: "), put_strategies(0), printf(")");
       printf("\n");
     }
   }

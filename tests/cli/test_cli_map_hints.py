@@ -350,6 +350,22 @@ class TestHints(CliTestCase):
                               hints="*:ostio_stratgy=ost")
         self.assertEqual(r.stdout, "")
 
+    # issue 15 item 2: the strategies come from the engine's registry
+    def test_strategy_names_from_the_registry(self):
+        names = "auto, even, aligned, ost, independent"
+        line = [l for l in self.ok("hints").stdout.splitlines() if l.startswith("ostio_strategy ")]
+        self.assertEqual(len(line), 1)
+        self.assertIn("(one of: %s)" % names, line[0])
+        self.assertEqual(self.table(self.ok("hints", hints="*:ostio_strategy=OST").stdout)
+                         ["ostio_strategy"], ("ost", True))
+        h = self.json_of("hints", "--json")["hints"]["ostio_strategy"]
+        self.assertEqual((h["value"], h["accepted"]), ("auto", names.split(", ")))
+        self.assertNotIn("accepted", self.json_of("hints", "--json")["hints"]["cb_nodes"])
+        r = self.assert_fails(1, "hints", [], ['ostio_strategy="ylib"',
+                                               "auto, even, aligned, ost or independent"],
+                              hints="*:ostio_strategy=ylib")
+        self.assertEqual(r.stdout, "")
+
     def test_hints_of_unset_environment_ignores_parent_value(self):
         # the harness removes OSTIO_HINTS: a value in the caller's env must not leak in
         os.environ["OSTIO_HINTS"] = "*:cb_nodes=7"
