@@ -5,7 +5,7 @@
 #include <sys/xattr.h>
 
 #include "core/runtime.h"
-#include "layout/source.h"
+#include "container/layout_sources.h"
 #include "testutil.h"
 
 int main(int argc, char **argv)

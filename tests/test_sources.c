@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "hints/hints.h"
-#include "layout/source.h"
+#include "container/layout_sources.h"
 #include "testutil.h"
 
 static char dir[512];

@@ -8,7 +8,7 @@
 
 #include "container/container.h"
 #include "core/error.h"
-#include "layout/source.h"
+#include "container/layout_sources.h"
 
 int ostio__ctr_params_resolve(const char *path, const ostio__hints *h, ostio__ctr_params *p)
 {

@@ -23,6 +23,7 @@
 
 #include "container/container.h"
 #include "core/error.h"
+#include "core/fdio.h"
 
 #define MAGIC_LINE "ostio-size 1\n"
 #define MAGIC_LINE2 "ostio-size 2\n"
@@ -110,13 +111,11 @@ int ostio__sizerec_write(int dirfd, const char *path, const ostio__sizerec *r)
                      strerror(errno));
     goto done;
   }
-  ssize_t n = write(fd, text, len);
-  int e = n < 0 ? errno : EIO;
-  if (n != (ssize_t)len || fsync(fd) < 0) {
-    if (n == (ssize_t)len) e = errno;
+  int e = ostio__write_full(fd, text, len);
+  if (e == 0 && fsync(fd) < 0) e = errno;
+  if (e)
     rc = ostio__fail(ostio__from_errno(e), "%s: cannot write the size record: %s", path,
                      strerror(e));
-  }
   close(fd);
   if (rc == 0 && renameat(dirfd, tmp, dirfd, OSTIO__CTR_SIZEREC) < 0)
     rc = ostio__fail(ostio__from_errno(errno), "%s: cannot replace the size record: %s", path,

@@ -5,7 +5,7 @@
  * here (ostio_open and `ostio container create` make containers). */
 #include "container/container.h"
 #include "core/error.h"
-#include "layout/source.h"
+#include "container/layout_sources.h"
 
 static int query(const char *path, const ostio__hints *h, ostio_layout **out)
 {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/access.h"
 #include "core/agree.h"
 #include "core/error.h"
 #include "plan/plan.h"
@@ -377,10 +378,7 @@ int ostio__coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n,
   size_t ne = 0;
   int64_t bytes = 0, lo = 0, hi = 0;
   int rc = 0;
-  if (is_write && !fh->can_write)
-    rc = ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_RDONLY; cannot write", fh->path);
-  else if (!is_write && !fh->can_read)
-    rc = ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_WRONLY; cannot read", fh->path);
+  rc = ostio__check_access(fh->path, fh->can_read, fh->can_write, is_write, NULL);
   if (rc == 0) rc = ostio__plan_local(ext, n, &e, &ne, &bytes, &lo, &hi);
   if (rc == 0 && bytes > 0 && !buf)
     rc = ostio__fail(OSTIO_EINVAL, "NULL buffer for %lld bytes", (long long)bytes);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/access.h"
 #include "core/agree.h"
 #include "container/container.h"
 #include "core/error.h"
@@ -244,10 +245,8 @@ static int check_indep(const ostio_file *fh, int is_write, int64_t off, const vo
                        size_t len)
 {
   if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
-  if (is_write && !fh->can_write)
-    return ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_RDONLY; cannot write", fh->path);
-  if (!is_write && !fh->can_read)
-    return ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_WRONLY; cannot read", fh->path);
+  int rc = ostio__check_access(fh->path, fh->can_read, fh->can_write, is_write, NULL);
+  if (rc < 0) return rc;
   if (!buf && len > 0) return ostio__fail(OSTIO_EINVAL, "NULL buffer for %zu bytes", len);
   if (off < 0 || len > (uint64_t)INT64_MAX || (int64_t)len > INT64_MAX - off)
     return ostio__fail(OSTIO_EINVAL, "offset %lld, length %zu: the range must lie in "
@@ -293,10 +292,8 @@ int ostio_set_size(ostio_file *fh, int64_t size)
   if (!fh) return ostio__fail(OSTIO_EINVAL, "ostio_set_size: NULL handle");
   int rc = 0;
   if (size < 0) rc = ostio__fail(OSTIO_EINVAL, "ostio_set_size: size %lld < 0", (long long)size);
-  else if (!fh->can_write)
-    rc = ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_RDONLY; cannot resize", fh->path);
-  else if (!fh->kind->set_size)
-    rc = unsupported(fh, "ostio_set_size");
+  else rc = ostio__check_access(fh->path, fh->can_read, fh->can_write, 1, "resize");
+  if (rc == 0 && !fh->kind->set_size) rc = unsupported(fh, "ostio_set_size");
   /* Every rank must agree on the size: a rank with another value is an error. */
   int64_t mm[2] = {size, -size}, out[2];
   if (MPI_Allreduce(mm, out, 2, MPI_INT64_T, MPI_MIN, fh->comm) != MPI_SUCCESS)

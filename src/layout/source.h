@@ -1,7 +1,9 @@
 /* Layout sources: where a file's layout comes from. One file per source
- * behind this ops struct; sources.c holds the registry and the order in
- * which they are tried (Lustre, emulated record, hints, defaults). A new
- * source is one file and one registry line. */
+ * behind this ops struct; the registry and the order in which they are
+ * tried (container, Lustre, emulated record, hints, defaults) are in
+ * container/layout_sources.c, because a container directory is a source
+ * too and this module stays below the container module. A new source is
+ * one file and one registry line. */
 #ifndef OSTIO_LAYOUT_SOURCE_H
 #define OSTIO_LAYOUT_SOURCE_H
 
@@ -27,7 +29,6 @@ typedef struct ostio__layout_source {
   int (*set_dir_default)(const char *dir, const ostio_layout *l);
 } ostio__layout_source;
 
-extern const ostio__layout_source ostio__source_container;
 extern const ostio__layout_source ostio__source_lustre;
 extern const ostio__layout_source ostio__source_emulated;
 extern const ostio__layout_source ostio__source_hints;
@@ -63,23 +64,13 @@ int ostio__check_lustre_stripe_size(int64_t size, const char *what);
  * share is not known), as is a list that would pass INT32_MAX. */
 int ostio__layout_emulated_osts(ostio_layout *l);
 
-/* ---- sources.c: the resolution rules ---------------------------------- */
-/* Layout of path as the sources see it, honouring h->ostio_layout_source. */
-int ostio__layout_resolve(const char *path, const ostio__hints *h, ostio_layout **out);
-/* Creates path as a new empty file. Layout: explicit if given, else the
- * striping hints if any, else the directory default (Lustre applies its
- * own; the emulated source copies the directory's record onto the file),
- * else the defaults. *out (optional) receives the layout the file got. */
-int ostio__layout_create(const char *path, const ostio__hints *h,
-                         const ostio_layout *explicit_layout, mode_t mode,
-                         ostio_layout **out);
-/* Sets a directory's default layout (Lustre or emulated). */
-int ostio__layout_set_dir_default(const char *dir, const ostio_layout *l);
+/* ---- source_util.c: helpers the sources share -------------------------- */
 /* Opens path for a new layout: creates it (O_EXCL, plus flags), or opens
  * it when it exists as an empty regular file. Returns an fd and sets
  * *created, or a negative code (OSTIO_ENOTEMPTY for a file with data). */
 int ostio__open_new_or_empty(const char *path, mode_t mode, int flags, int *created);
-/* 1 when path (or, if it does not exist, its parent) is on Lustre. */
+/* 1 when path (or, if it does not exist, its parent) is on Lustre
+ * (source_lustre.c). */
 int ostio__path_is_lustre(const char *path);
 /* Parent directory of path into buf ("." when path has no slash). */
 void ostio__parent_dir(const char *path, char *buf, size_t cap);

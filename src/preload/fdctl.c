@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/fdio.h"
 #include "preload/preload.h"
 
 PL_DECL_REAL(fcntl);
@@ -38,8 +39,6 @@ PL_DECL_REAL(fchmod);
 PL_DECL_REAL(fchown);
 PL_DECL_REAL(futimens);
 PL_DECL_REAL(syncfs);
-
-#define OURS(fd) (ostio__pl_fd_ours(fd) && !ostio__pl_inside)
 
 /* ---- dup --------------------------------------------------------------------------------- */
 
@@ -195,16 +194,12 @@ static ssize_t copy_through(int in, off64_t *oin, int out, off64_t *oout, size_t
   char *buf = n ? malloc(n) : NULL;
   if (n && !buf) return ostio__pl_errno(-ENOMEM);
   ssize_t r = n == 0 ? 0 : oin ? pread(in, buf, n, *oin) : read(in, buf, n);
-  ssize_t w = 0;
-  while (r > 0 && w < r) {
-    ssize_t k = oout ? pwrite(out, buf + w, (size_t)(r - w), *oout + w) : write(out, buf + w, (size_t)(r - w));
-    if (k <= 0) break;
-    w += k;
-  }
-  int e = errno;
+  size_t done = 0; /* through the wrappers: out may be one of ours */
+  int e = r > 0 ? ostio__write_part(out, buf, (size_t)r, oout ? *oout : OSTIO__FD_CUR, &done) : 0;
+  ssize_t w = (ssize_t)done;
   free(buf);
   if (r < 0) return -1;
-  if (w < r && w == 0) {
+  if (e && w == 0) {
     errno = e;
     return -1;
   }
@@ -282,7 +277,7 @@ static int on_obj(int fd, int need_write, int (*f)(ostio__pl_obj *, int64_t), in
 {
   ostio__pl_desc *d = ostio__pl_fdtab_get(fd);
   if (!d) return ostio__pl_errno(-EBADF);
-  int rc = need_write && (d->flags & O_ACCMODE) == O_RDONLY ? -EINVAL : 0;
+  int rc = need_write && !ostio__pl_desc_allows(d, 1) ? -EINVAL : 0;
   ostio__pl_inside++;
   if (rc == 0) rc = f(d->obj, arg);
   ostio__pl_inside--;

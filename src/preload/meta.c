@@ -28,8 +28,6 @@ PL_DECL_REAL(chmod);
 PL_DECL_REAL(fchmodat);
 PL_DECL_REAL(utimensat);
 
-#define OURS(fd) (ostio__pl_fd_ours(fd) && !ostio__pl_inside)
-
 /* NULL or "" (kept out of line: libc declares some of these nonnull). */
 __attribute__((noinline)) static int no_name(const char *p) { return !p || !*p; }
 

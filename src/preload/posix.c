@@ -237,12 +237,6 @@ void ostio__pl_offsets_sync(void)
   ostio__pl_fdtab_unlock();
 }
 
-static int can(const ostio__pl_desc *d, int write)
-{
-  int acc = d->flags & O_ACCMODE;
-  return write ? acc != O_RDONLY : acc != O_WRONLY;
-}
-
 /* One I/O on fd at off (-1: the description's offset, advanced). */
 static ssize_t fd_io(int fd, const struct iovec *iov, int n, int64_t off, int write)
 {
@@ -251,7 +245,7 @@ static ssize_t fd_io(int fd, const struct iovec *iov, int n, int64_t off, int wr
     errno = EBADF;
     return -1;
   }
-  if (!can(d, write)) {
+  if (!ostio__pl_desc_allows(d, write)) {
     ostio__pl_desc_release(d);
     errno = EBADF;
     return -1;
@@ -298,8 +292,6 @@ ssize_t ostio__pl_fd_write(int fd, const void *buf, size_t len)
 }
 
 /* ---- read and write ----------------------------------------------------------------------- */
-
-#define OURS(fd) (ostio__pl_fd_ours(fd) && !ostio__pl_inside)
 
 PL_EXPORT ssize_t read(int fd, void *buf, size_t len)
 {

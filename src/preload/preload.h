@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -121,6 +122,13 @@ static inline int ostio__pl_fd_ours(int fd)
   return fd >= 0 && fd < ostio__pl_fdtab_cap && ostio__pl_fdtab_slot &&
          __atomic_load_n(&ostio__pl_fdtab_slot[fd], __ATOMIC_ACQUIRE) != NULL;
 }
+/* 1 when d's access mode (O_ACCMODE of its open flags) allows a write
+ * (is_write) or a read. */
+static inline int ostio__pl_desc_allows(const ostio__pl_desc *d, int is_write)
+{
+  int acc = d->flags & O_ACCMODE;
+  return is_write ? acc != O_RDONLY : acc != O_WRONLY;
+}
 /* A new description (refs 0) for obj. */
 ostio__pl_desc *ostio__pl_desc_new(void *obj, int flags);
 /* Installs d at fd (refs + 1). -1 when fd is out of range or taken. */
@@ -157,6 +165,9 @@ static inline int ostio__pl_active(void)
   if (!ostio__pl_enabled) ostio__pl_init();
   return ostio__pl_enabled && !ostio__pl_inside;
 }
+/* Should an fd call be served here: fd is one of ours, and the call is not
+ * the library's own (its container code calls the same wrappers). */
+#define OURS(fd) (ostio__pl_fd_ours(fd) && !ostio__pl_inside)
 
 /* Classify a path for the wrappers: norm receives the path the kernel
  * would reach (docs/preload.md, "Which paths"). */

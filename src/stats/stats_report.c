@@ -20,6 +20,7 @@
 
 #include "core/agree.h"
 #include "core/error.h"
+#include "core/fdio.h"
 #include "core/strbuf.h"
 #include "stats/stats_impl.h"
 
@@ -209,18 +210,6 @@ static void warn_once(int *flag, const char *what)
   fflush(stderr);
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-  while (len > 0) {
-    ssize_t w = write(fd, buf, len);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return w < 0 ? errno : EIO;
-    buf += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 /* Writes doc to path so that path always holds a whole document: a
  * temporary next to it, then rename. A path that exists and is not a
  * regular file (a terminal, /dev/stdout, a FIFO with a reader) is written
@@ -240,7 +229,7 @@ static int write_doc(const char *path, const char *doc, char *why, size_t cap)
     }
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    e = write_all(fd, doc, strlen(doc));
+    e = ostio__write_full(fd, doc, strlen(doc));
     if (close(fd) != 0 && !e) e = errno;
     if (e) snprintf(why, cap, "OSTIO_STATS=json:%s: writing the statistics failed: %s", q,
                     strerror(e));
@@ -267,7 +256,7 @@ static int write_doc(const char *path, const char *doc, char *why, size_t cap)
     snprintf(why, cap, "OSTIO_STATS=json:%s: cannot create a file next to it: %s", q,
              strerror(e));
   } else {
-    e = write_all(fd, doc, strlen(doc));
+    e = ostio__write_full(fd, doc, strlen(doc));
     if (close(fd) != 0 && !e) e = errno;
     if (!e && rename(tmp, target) != 0) e = errno;
     if (e) {

@@ -10,7 +10,7 @@
 #include "container/container.h"
 #include "core/error.h"
 #include "hints/hints.h"
-#include "layout/source.h"
+#include "container/layout_sources.h"
 #include "tools/cli.h"
 
 #define CMD "map"

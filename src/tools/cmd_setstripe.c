@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "hints/hints.h"
-#include "layout/source.h"
+#include "container/layout_sources.h"
 #include "tools/cli.h"
 
 static const char *help =

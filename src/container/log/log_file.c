@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "container/log/log.h"
+#include "core/access.h"
 #include "core/agree.h"
 #include "core/error.h"
 #include "file/file.h"
@@ -446,46 +447,15 @@ static int log_read_at(ostio_file *fh, int64_t off, void *buf, size_t len)
 
 typedef ostio__lext lext;
 
-static int lext_cmp(const void *a, const void *b)
-{
-  const lext *x = a, *y = b;
-  return (x->off > y->off) - (x->off < y->off);
-}
-
 /* The rank's extents, checked and sorted by offset (each keeps its place in
- * the buffer); zero-length ones dropped. Overlaps within a rank are
- * OSTIO_EOVERLAP, as for plain files. */
+ * the buffer); zero-length ones dropped. The planner's check (plan/plan.h),
+ * so a log container refuses the same lists as a plain file, with the same
+ * details (OSTIO_EOVERLAP for overlaps within a rank). */
 static int local_extents(const ostio_extent *ext, size_t n, lext **out, size_t *nout,
                          int64_t *bytes)
 {
-  lext *e = malloc((n + 1) * sizeof *e);
-  size_t k = 0;
-  int64_t pos = 0;
-  *out = NULL;
-  *nout = 0;
-  if (!e) return ostio__fail(OSTIO_ENOMEM, "out of memory for %zu extents", n);
-  for (size_t i = 0; i < n; i++) {
-    if (ext[i].offset < 0 || ext[i].length < 0 || ext[i].length > INT64_MAX - ext[i].offset ||
-        ext[i].length > INT64_MAX - pos) {
-      free(e);
-      return ostio__fail(OSTIO_EINVAL, "extent %zu (offset %lld, length %lld): offsets and "
-                         "lengths must be >= 0 and end below 2^63", i,
-                         (long long)ext[i].offset, (long long)ext[i].length);
-    }
-    if (ext[i].length > 0) e[k++] = (lext){ext[i].offset, ext[i].length, pos, i};
-    pos += ext[i].length;
-  }
-  qsort(e, k, sizeof *e, lext_cmp);
-  for (size_t i = 1; i < k; i++)
-    if (e[i].off < e[i - 1].off + e[i - 1].len) {
-      size_t a = e[i - 1].i, b = e[i].i;
-      free(e);
-      return ostio__fail(OSTIO_EOVERLAP, "extents %zu and %zu of this rank overlap", a, b);
-    }
-  *out = e;
-  *nout = k;
-  *bytes = pos;
-  return 0;
+  int64_t lo, hi;
+  return ostio__plan_local(ext, n, out, nout, bytes, &lo, &hi);
 }
 
 /* writers=node: rounds of at most cb_buffer_size, and at most this. */
@@ -510,7 +480,7 @@ static int coll_write(ostio_file *fh, const lext *e, size_t n, const char *buf)
   if (rc < 0) return rc;
   int64_t at = L->w.dend;
   for (size_t i = 0; i < n; i++) {
-    r[i] = (ostio__io_req){at, e[i].len, (char *)buf + e[i].bufoff};
+    r[i] = (ostio__io_req){at, e[i].len, (char *)buf + e[i].pos};
     at += e[i].len;
   }
   fh->io.fd = L->w.dfd;
@@ -534,12 +504,7 @@ static int log_coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_
   size_t ne = 0;
   int64_t bytes = 0;
   int rc = 0;
-  if (is_write && !fh->can_write)
-    rc = ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_RDONLY; cannot write", fh->path);
-  else if (!is_write && !fh->can_read)
-    rc = ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_WRONLY; cannot read", fh->path);
-  else if (n > 0 && !ext)
-    rc = ostio__fail(OSTIO_EINVAL, "NULL extent list with %zu entries", n);
+  rc = ostio__check_access(fh->path, fh->can_read, fh->can_write, is_write, NULL);
   if (rc == 0) rc = local_extents(ext, n, &e, &ne, &bytes);
   if (rc == 0 && bytes > 0 && !buf)
     rc = ostio__fail(OSTIO_EINVAL, "NULL buffer for %lld bytes", (long long)bytes);
@@ -554,7 +519,7 @@ static int log_coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_
     rlist rl = {0};
     rc = refresh(fh);
     for (size_t i = 0; rc == 0 && i < ne; i++)
-      rc = plan_read(L, e[i].off, e[i].len, (char *)buf + e[i].bufoff, &rl);
+      rc = plan_read(L, e[i].off, e[i].len, (char *)buf + e[i].pos, &rl);
     if (rc == 0) rc = do_reads(fh, &rl);
     free(rl.r);
     rc = ostio__agree(fh->comm, rc);

@@ -9,12 +9,11 @@
 
 #include "container/log/log.h"
 #include "io/io.h"
+#include "plan/plan.h"
 
-/* One extent of a write_all, checked; bufoff is its place in the buffer. */
-typedef struct ostio__lext {
-  int64_t off, len, bufoff;
-  size_t i;
-} ostio__lext;
+/* One extent of a write_all, checked (ostio__plan_local); pos is its place
+ * in the buffer. */
+typedef ostio__ext ostio__lext;
 
 /* The node communicator of comm: MPI_COMM_TYPE_SHARED, or, when the test
  * knob OSTIO_TEST_RANKS_PER_NODE=N is set, ranks r with equal r / N (so one

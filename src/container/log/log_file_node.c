@@ -39,7 +39,7 @@ static void pack(const ostio__lext *e, size_t *ci, int64_t *co, const char *buf,
   while (len > 0) {
     int64_t take = e[*ci].len - *co;
     if (take > len) take = len;
-    memcpy(dst, buf + e[*ci].bufoff + *co, (size_t)take);
+    memcpy(dst, buf + e[*ci].pos + *co, (size_t)take);
     dst += take;
     len -= take;
     if ((*co += take) == e[*ci].len) ++*ci, *co = 0;

@@ -18,6 +18,7 @@
 
 #include "container/log/log.h"
 #include "core/error.h"
+#include "core/fdio.h"
 
 #define PATH_CAP 4096
 
@@ -318,15 +319,10 @@ int ostio__log_scan(ostio__logdir *d)
 static int read_chunk(int fd, const char *what, unsigned char *buf, int64_t cap, int64_t off,
                       int64_t *got)
 {
-  *got = 0;
-  while (*got < cap) {
-    ssize_t n = pread(fd, buf + *got, (size_t)(cap - *got), (off_t)(off + *got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return sys_fail(what, "read", errno);
-    if (n == 0) break;
-    *got += n;
-  }
-  return 0;
+  size_t n = 0;
+  int e = ostio__pread_full(fd, buf, (size_t)cap, off, &n);
+  *got = (int64_t)n;
+  return e ? sys_fail(what, "read", e) : 0;
 }
 
 static void problem(ostio__logload *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -557,20 +553,11 @@ int ostio__log_read_x(ostio__logdir *d, ostio__logmap *map, const ostio__logent 
     }
     int fd;
     if ((rc = ostio__log_data_fd(d, s->src, &fd)) < 0) break;
-    int64_t got = 0;
-    while (got < s->len) {
-      ssize_t n = pread(fd, p + got, (size_t)(s->len - got), (off_t)(s->phys + got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        rc = sys_fail(d->path, "reading a data log", errno);
-        break;
-      }
-      if (n == 0) { /* past the end: zeros (never expected: records are checked) */
-        memset(p + got, 0, (size_t)(s->len - got));
-        break;
-      }
-      got += n;
-    }
+    size_t got = 0;
+    if (ostio__pread_full(fd, p, (size_t)s->len, s->phys, &got) != 0)
+      rc = sys_fail(d->path, "reading a data log", errno);
+    else if (got < (size_t)s->len) /* past the end: zeros (records are checked: unexpected) */
+      memset(p + got, 0, (size_t)s->len - got);
   }
   return rc;
 }

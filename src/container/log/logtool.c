@@ -14,6 +14,7 @@
 
 #include "container/log/log.h"
 #include "core/error.h"
+#include "core/fdio.h"
 
 
 static int leftover(const char *n)
@@ -337,17 +338,11 @@ int ostio__log_compact(const char *path, int64_t *nrecords)
   }
   for (size_t i = 0; i < map.n; i++)
     ostio__logrec_encode(&map.e[i].r, buf + OSTIO__LOGREC_SIZE * k++);
-  size_t len = k * OSTIO__LOGREC_SIZE, done_b = 0;
-  while (done_b < len) {
-    ssize_t w = write(fd, buf + done_b, len - done_b);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    done_b += (size_t)w;
-  }
+  int e = ostio__write_full(fd, buf, k * OSTIO__LOGREC_SIZE);
   free(buf);
-  if (done_b != len || fsync(fd) < 0)
-    rc = ostio__fail(ostio__from_errno(errno ? errno : EIO), "%s/%s: cannot write: %s", path,
-                     tmp, strerror(errno ? errno : EIO));
+  if (e == 0 && fsync(fd) < 0) e = errno;
+  if (e)
+    rc = ostio__fail(ostio__from_errno(e), "%s/%s: cannot write: %s", path, tmp, strerror(e));
   if (rc == 0 && renameat(d->dirfd, tmp, d->dirfd, OSTIO__LOG_COMPACT) < 0)
     rc = ostio__fail(ostio__from_errno(errno), "%s: cannot rename %s into place: %s", path,
                      tmp, strerror(errno));

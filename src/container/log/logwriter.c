@@ -13,6 +13,7 @@
 
 #include "container/log/log.h"
 #include "core/error.h"
+#include "core/fdio.h"
 
 void ostio__logw_init(ostio__logw *w, ostio__logdir *d, uint32_t session, uint32_t writer,
                       int32_t hostdir)
@@ -59,25 +60,11 @@ int ostio__logw_create(ostio__logw *w)
   return 0;
 }
 
-static int pwrite_all(int fd, const void *buf, int64_t len, int64_t off)
-{
-  const char *p = buf;
-  while (len > 0) {
-    ssize_t n = pwrite(fd, p, (size_t)len, (off_t)off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 ? errno : EIO;
-    p += n;
-    len -= n;
-    off += n;
-  }
-  return 0;
-}
-
 static int append_rec(ostio__logw *w, const ostio__logrec *r)
 {
   unsigned char b[OSTIO__LOGREC_SIZE];
   ostio__logrec_encode(r, b);
-  int e = pwrite_all(w->ifd, b, sizeof b, w->iend);
+  int e = ostio__pwrite_full(w->ifd, b, sizeof b, w->iend);
   if (e) {
     char name[64];
     ostio__log_name(name, sizeof name, w->hostdir, "index", w->session, w->writer);
@@ -142,7 +129,7 @@ int ostio__logw_write(ostio__logw *w, uint64_t seq, int64_t off, const void *buf
 {
   int rc = ostio__logw_create(w);
   if (rc < 0 || len <= 0) return rc;
-  int e = pwrite_all(w->dfd, buf, len, w->dend);
+  int e = ostio__pwrite_full(w->dfd, buf, (size_t)len, w->dend);
   if (e) {
     char name[64];
     ostio__log_name(name, sizeof name, w->hostdir, "data", w->session, w->writer);

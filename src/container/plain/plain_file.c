@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "file/file.h"
 #include "file/kind.h"
-#include "layout/source.h"
+#include "container/layout_sources.h"
 
 static int plain_create(ostio_file *fh)
 {

@@ -13,9 +13,10 @@
 #include <unistd.h>
 
 #include "container/container.h"
+#include "container/layout_sources.h"
 #include "container/log/log.h"
 #include "core/error.h"
-#include "layout/source.h"
+#include "core/fdio.h"
 
 #define PATH_CAP 4096
 
@@ -61,18 +62,6 @@ static int split(const char *path, char *dir, char *base)
   if (!base[0] || !strcmp(base, ".") || !strcmp(base, ".."))
     return ostio__fail(OSTIO_EINVAL, "container path \"%.200s\": name a new directory, not "
                        "\".\", \"..\" or \"/\"", path);
-  return 0;
-}
-
-static int write_all_fd(int fd, const char *buf, size_t len)
-{
-  while (len > 0) {
-    ssize_t n = write(fd, buf, len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return -1;
-    buf += n;
-    len -= (size_t)n;
-  }
   return 0;
 }
 
@@ -179,8 +168,8 @@ static int write_manifest(const char *tmp, int dirfd, const ostio__manifest *m)
   int fd = openat(dirfd, OSTIO__CTR_MANIFEST, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
                   O_CLOEXEC, 0444);
   if (fd < 0) rc = sys_fail(tmp, "cannot create the manifest", errno);
-  else if (write_all_fd(fd, text, len) < 0 || fsync(fd) < 0)
-    rc = sys_fail(tmp, "cannot write the manifest", errno ? errno : EIO);
+  else if (ostio__write_full(fd, text, len) != 0 || fsync(fd) < 0)
+    rc = sys_fail(tmp, "cannot write the manifest", errno);
   if (fd >= 0) close(fd);
   free(text);
   return rc;
@@ -290,13 +279,8 @@ int ostio__ctr_read_manifest(const char *path, int dirfd, char **text, size_t *l
   char *buf = rc == 0 ? malloc((size_t)st.st_size + 1) : NULL;
   if (rc == 0 && !buf) rc = ostio__fail(OSTIO_ENOMEM, "out of memory");
   size_t got = 0;
-  while (rc == 0 && got < (size_t)st.st_size) {
-    ssize_t n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) rc = sys_fail(path, "cannot read the manifest", errno);
-    if (n <= 0) break;
-    got += (size_t)n;
-  }
+  if (rc == 0 && ostio__pread_full(fd, buf, (size_t)st.st_size, 0, &got) != 0)
+    rc = sys_fail(path, "cannot read the manifest", errno);
   close(fd);
   if (rc < 0) {
     free(buf);

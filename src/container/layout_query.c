@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "layout/source.h"
+#include "container/layout_sources.h"
 
 typedef struct {
   int32_t rc;
