@@ -4,8 +4,10 @@
  * no other file touched. A real kind adds its line to the registry
  * (src/file/kind.c); this one is handed to ostio_open by the test hook
  * ostio__kind_test_use (tests/test_kind_template.c). Collective calls are
- * each rank's own preads and pwrites, agreed; remove and the tool hooks are
- * left NULL (not supported). Copy it to start a kind. */
+ * each rank's own preads and pwrites, agreed. One tool hook, stat (`ostio
+ * container stat`); remove and the other tool hooks are left NULL (not
+ * supported: the file layer and the CLI say so; flatten, without extents,
+ * copies the whole size). Copy it to start a kind. */
 #include "kind_template.h"
 
 #include <errno.h>
@@ -141,6 +143,22 @@ static int xor_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void 
   return xor_coll(fh, 0, ext, n, buf);
 }
 
+/* Tool hook, by path and without MPI: `ostio container stat` of an xor
+ * file, its path, kind and size, in text or JSON (ctr_hooks.h's pieces, so
+ * the lines look like every kind's). */
+static int xor_stat(const char *path, const ostio__show *o)
+{
+  struct stat st;
+  if (stat(path, &st) < 0)
+    return ostio__fail(ostio__from_errno(errno), "stat %s: %s", path, strerror(errno));
+  if (o->json) fprintf(o->out, "{\"path\": "), ostio__show_str(o->out, path);
+  else fprintf(o->out, "%s\n", path);
+  ostio__show_word(o, "kind", "xor");
+  ostio__show_num(o, "size", (int64_t)st.st_size);
+  if (o->json) fprintf(o->out, "}\n");
+  return 0;
+}
+
 const ostio__kind_ops ostio_test_kind_xor = {
   .version = OSTIO__KIND_VERSION,
   .name = "xor",
@@ -155,4 +173,5 @@ const ostio__kind_ops ostio_test_kind_xor = {
   .read_all = xor_read_all,
   .write_at = xor_write_at,
   .read_at = xor_read_at,
+  .stat = xor_stat,
 };

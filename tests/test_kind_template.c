@@ -3,17 +3,22 @@
  * ostio_open by the test hook ostio__kind_test_use, goes through every
  * public file call: open (create), write_at, write_all, read back, size,
  * set_size, sync, close, reopen; a NULL op (remove) is OSTIO_ENOTSUP on
- * every rank; the bytes on disk are the transformed ones. Data encode their
- * offset and writer. Run with 1 or 2 ranks. */
+ * every rank; the bytes on disk are the transformed ones. Its tool hooks go
+ * through the CLI's own dispatch (cmd_container, linked in): stat prints the
+ * kind's lines, a NULL hook (ls, check, map) the one "not supported by this
+ * kind" sentence; flatten without an extents hook copies the whole file.
+ * Data encode their offset and writer. Run with 1 or 2 ranks. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "file/flatten.h"
 #include "kind_template.h"
 #include "ostio.h"
 #include "testutil.h"
+#include "tools/cli.h"
 
 #define BLOCK 4096
 
@@ -32,6 +37,59 @@ static int same(const unsigned char *b, int64_t off, int64_t len, int w)
   for (int64_t i = 0; i < len; i++)
     if (b[i] != pat(off + i, w)) return 0;
   return 1;
+}
+
+/* `ostio container SUB [ARG] PATH` through the CLI's dispatch, stdout and
+ * stderr caught into out and err; returns the exit status. */
+static int cli(const char *sub, const char *arg, const char *path, char *out, char *err,
+               size_t cap)
+{
+  char *argv[] = {"container", (char *)sub, (char *)(arg ? arg : path), (char *)path, NULL};
+  FILE *fo = tmpfile(), *fe = tmpfile();
+  fflush(stdout);
+  fflush(stderr);
+  int so = dup(1), se = dup(2);
+  dup2(fileno(fo), 1);
+  dup2(fileno(fe), 2);
+  int rc = cmd_container(arg ? 4 : 3, argv);
+  fflush(stdout);
+  fflush(stderr);
+  dup2(so, 1);
+  dup2(se, 2);
+  close(so);
+  close(se);
+  FILE *f[2] = {fo, fe};
+  char *b[2] = {out, err};
+  for (int i = 0; i < 2; i++) {
+    rewind(f[i]);
+    size_t n = fread(b[i], 1, cap - 1, f[i]);
+    b[i][n] = '\0';
+    fclose(f[i]);
+  }
+  return rc;
+}
+
+/* The tool hooks of the kind, through the CLI (rank 0; no MPI in them). */
+static void tool_hooks(const char *path)
+{
+  char out[4096], err[4096], want[1024];
+  int rc = cli("stat", NULL, path, out, err, sizeof out);
+  snprintf(want, sizeof want, "%s\nkind:         xor\nsize:         %d\n", path,
+           BLOCK + BLOCK / 2);
+  CHECKF(rc == 0 && !strcmp(out, want) && !err[0], "stat: %d [%s] [%s]", rc, out, err);
+  rc = cli("stat", "--json", path, out, err, sizeof out);
+  CHECKF(rc == 0 && strstr(out, "\"kind\": \"xor\", \"size\": 6144}\n"), "stat --json: %s", out);
+  /* NULL hooks: one line, from one place, naming the kinds that have it. */
+  const char *subs[] = {"ls", "check", "map", "recover", "compact"};
+  const char *have[] = {"striped, log", "striped, log", "log", "log", "log"};
+  for (int i = 0; i < 5; i++) {
+    rc = cli(subs[i], NULL, path, out, err, sizeof out);
+    snprintf(want, sizeof want, "ostio container %s: %s is not a container (no ostio.manifest "
+             "inside: kind xor); %s is not supported by this kind (kinds that support it: %s)",
+             subs[i], path, subs[i], have[i]);
+    CHECKF(rc == 1 && !out[0] && !strncmp(err, want, strlen(want)) &&
+           strchr(err, '\n') == err + strlen(err) - 1, "%s: %d [%s] [%s]", subs[i], rc, out, err);
+  }
 }
 
 int main(int argc, char **argv)
@@ -106,6 +164,21 @@ int main(int argc, char **argv)
            ostio_last_error());
   }
   CHECK(access(path, F_OK) == 0);
+
+  if (rank == 0) tool_hooks(path);
+  /* flatten: no extents hook, so the whole size is copied (into another xor
+   * file: the test hook gives every open this kind), the same bytes. */
+  char copy[700];
+  snprintf(copy, sizeof copy, "%s/copy.xor", dir);
+  rc = ostio__flatten(MPI_COMM_WORLD, path, copy, MPI_INFO_NULL, 0, NULL, NULL);
+  CHECKF(rc == 0, "flatten: %s", ostio_last_error());
+  unsigned char *d = malloc(2 * BLOCK);
+  int f1 = open(path, O_RDONLY), f2 = open(copy, O_RDONLY);
+  CHECK(f1 >= 0 && f2 >= 0 && pread(f1, c, 2 * BLOCK, 0) == BLOCK + BLOCK / 2 &&
+        pread(f2, d, 2 * BLOCK, 0) == BLOCK + BLOCK / 2 && !memcmp(c, d, BLOCK + BLOCK / 2));
+  if (f1 >= 0) close(f1);
+  if (f2 >= 0) close(f2);
+  free(d);
 
   /* Back to the registry: the same path is a plain file again. */
   ostio__kind_test_use(NULL);

@@ -2,17 +2,18 @@
  * file through the collective API, so it runs in parallel under mpiexec.
  *
  * The cost is proportional to the data, not to the logical size (issue 13):
- * rank 0 lists the source's data extents (a striped container: each object's
- * data regions by SEEK_DATA/SEEK_HOLE, mapped to logical offsets; a log
- * container: the resolved map's segments that are not zeros; a plain file:
- * SEEK_DATA/SEEK_HOLE), broadcasts them, and the ranks copy only those bytes
- * in rounds (each rank at most `share` bytes and MAX_EXT extents a round).
+ * rank 0 asks the source's kind for its data extents (the extents hook,
+ * src/file/kind.h: a striped container lists each object's data regions by
+ * SEEK_DATA/SEEK_HOLE, mapped to logical offsets; a log container the
+ * resolved map's segments that are not zeros; a plain file its
+ * SEEK_DATA/SEEK_HOLE regions), broadcasts them, and the ranks copy only
+ * those bytes in rounds (each rank at most `share` bytes and MAX_EXT
+ * extents a round).
  * Blocks of zeros inside the data (64 KiB, aligned on logical offsets) are
  * not written either, so holes stay holes; the size is set at the end with
  * ostio_set_size (ftruncate). Collective over comm; every rank returns the
  * same code. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,6 @@
 #include <unistd.h>
 
 #include "file/flatten.h"
-#include "container/log/log.h"
 #include "core/agree.h"
 #include "core/error.h"
 #include "file/file.h"
@@ -75,102 +75,19 @@ static void ext_normalise(extlist *l, int64_t size)
   l->n = k;
 }
 
-/* The data regions of fd (SEEK_DATA/SEEK_HOLE) below limit, each passed to
- * add(arg, off, len). A file system without SEEK_DATA: all of [0, limit). */
-static int file_data(int fd, int64_t limit, const char *what,
-                     int (*add)(void *arg, int64_t off, int64_t len), void *arg)
-{
-  int64_t pos = 0;
-  while (pos < limit) {
-    off_t d = lseek(fd, (off_t)pos, SEEK_DATA);
-    if (d < 0) {
-      if (errno == ENXIO) return 0; /* only a hole from pos on */
-      if (errno == EINVAL || errno == ENOTSUP) return add(arg, pos, limit - pos);
-      return ostio__fail(ostio__from_errno(errno), "flatten: looking for data in %s: %s",
-                         what, strerror(errno));
-    }
-    if ((int64_t)d >= limit) return 0;
-    off_t h = lseek(fd, d, SEEK_HOLE);
-    if (h < 0)
-      return ostio__fail(ostio__from_errno(errno), "flatten: looking for a hole in %s: %s",
-                         what, strerror(errno));
-    int64_t end = (int64_t)h < limit ? (int64_t)h : limit;
-    int rc = add(arg, (int64_t)d, end - (int64_t)d);
-    if (rc < 0) return rc;
-    pos = end;
-  }
-  return 0;
-}
-
-static int add_plain(void *arg, int64_t off, int64_t len)
+static int add_extent(void *arg, int64_t off, int64_t len)
 {
   return ext_add(arg, off, len);
 }
 
-/* Object obj's bytes [off, off+len) are logical pieces, one per stripe. */
-typedef struct {
-  extlist *l;
-  const ostio__io_objects *o;
-  int32_t obj;
-} objarg;
-
-static int add_object(void *arg, int64_t off, int64_t len)
-{
-  objarg *a = arg;
-  int64_t s = a->o->stripe_size, n = a->o->n, end = off + len;
-  while (off < end) {
-    int64_t row = off / s, in = off % s, piece = s - in < end - off ? s - in : end - off;
-    /* (row*n + obj)*s + in < size: the caller clipped the object to its share */
-    int rc = ext_add(a->l, (row * n + a->obj) * s + in, piece);
-    if (rc < 0) return rc;
-    off += piece;
-  }
-  return 0;
-}
-
-/* A log container: the segments of [0, size) that are not zeros. A read of
- * lost data fails, so does this (resolve reports it). */
-static int log_data(const char *path, int64_t size, extlist *l)
-{
-  ostio__logdir *d = NULL;
-  ostio__logmap map;
-  ostio__logres res;
-  ostio__logload st;
-  memset(&res, 0, sizeof res);
-  memset(&st, 0, sizeof st);
-  ostio__logmap_init(&map);
-  int rc = ostio__log_open(path, NULL, 0, &d);
-  if (rc == 0) rc = ostio__log_scan(d);
-  if (rc == 0) rc = ostio__log_load_all(d, &map, &st);
-  if (rc == 0 && size > 0) rc = ostio__logmap_resolve(&map, NULL, 0, 0, size, &res);
-  for (size_t i = 0; rc == 0 && size > 0 && i < res.nseg; i++)
-    if (res.seg[i].src != -1) rc = ext_add(l, res.seg[i].off, res.seg[i].len);
-  ostio__logres_free(&res);
-  ostio__logmap_free(&map);
-  ostio__log_close(&d);
-  return rc;
-}
-
-/* Rank 0: every data extent of the open source, sorted, merged, in [0, size). */
+/* Rank 0: every data extent of the open source, sorted, merged, in
+ * [0, size): its kind lists them (the extents hook); a kind that cannot is
+ * copied whole. */
 static int data_extents(ostio_file *in, const char *src, int64_t size, extlist *l)
 {
-  int rc = 0;
   if (size <= 0) return 0;
-  if (in->kind == &ostio__kind_log) {
-    rc = log_data(src, size, l);
-  } else if (in->kind == &ostio__kind_striped) {
-    const ostio__io_objects *o = &in->objtab;
-    for (int32_t i = 0; rc == 0 && i < o->n; i++) {
-      objarg a = {l, o, i};
-      char what[600];
-      snprintf(what, sizeof what, "%s/%s", src, o->name ? o->name[i] : "?");
-      /* object i holds at most its share of [0, size) */
-      int64_t lim = ostio__striped_objsize(o->stripe_size, o->n, i, size);
-      rc = file_data(o->fd[i], lim, what, add_object, &a);
-    }
-  } else {
-    rc = file_data(in->fd, size, src, add_plain, l);
-  }
+  int rc = in->kind->extents ? in->kind->extents(src, size, add_extent, l)
+                             : ext_add(l, 0, size);
   if (rc == 0) ext_normalise(l, size);
   return rc;
 }

@@ -18,9 +18,11 @@ typedef void (*ostio__flatten_progress)(int64_t done, int64_t total, void *arg);
  * with MPI_MODE_EXCL and dst_info's layout hints, always a plain file).
  * src must be a container or a regular file and dst must not exist, checked
  * with stat/lstat before anything is opened (a FIFO would block): else
- * OSTIO_EINVAL / OSTIO_EEXIST. Only the source's data extents are read
- * (striped: SEEK_DATA/SEEK_HOLE of each object; log: the map's segments that
- * are not zeros; plain: SEEK_DATA/SEEK_HOLE), so the cost is proportional to
+ * OSTIO_EINVAL / OSTIO_EEXIST. Only the source's data extents are read, as
+ * its kind lists them (the extents hook, src/file/kind.h: striped:
+ * SEEK_DATA/SEEK_HOLE of each object; log: the map's segments that are not
+ * zeros; plain: SEEK_DATA/SEEK_HOLE; a kind without it: all of [0, size)),
+ * so the cost is proportional to
  * the data, not to the size; 64 KiB blocks of zeros are not written either
  * (holes stay holes); dst gets src's size by ftruncate. chunk <= 0 means
  * OSTIO__FLATTEN_CHUNK (bytes per round over all ranks). Same code on every

@@ -25,6 +25,28 @@ const ostio__kind_ops *ostio__kind_find(const char *name)
   return NULL;
 }
 
+size_t ostio__kind_count(void) { return sizeof kinds / sizeof kinds[0]; }
+
+const ostio__kind_ops *ostio__kind_at(size_t i)
+{
+  return i < ostio__kind_count() ? kinds[i] : NULL;
+}
+
+int ostio__kind_has(const ostio__kind_ops *k, ostio__kind_tool t)
+{
+  switch (t) {
+  case OSTIO__TOOL_CHECK: return k->check != NULL;
+  case OSTIO__TOOL_RECOVER: return k->recover != NULL;
+  case OSTIO__TOOL_COMPACT: return k->compact != NULL;
+  case OSTIO__TOOL_LS: return k->ls != NULL;
+  case OSTIO__TOOL_STAT: return k->stat != NULL;
+  case OSTIO__TOOL_MAP: return k->map != NULL;
+  case OSTIO__TOOL_EXTENTS: return k->extents != NULL;
+  case OSTIO__TOOL_MAKE: return k->make != NULL;
+  }
+  return 0;
+}
+
 int ostio__kind_of_path(const char *path, const ostio__kind_ops **kind)
 {
   *kind = test_kind;

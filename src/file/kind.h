@@ -7,7 +7,8 @@
  * The struct lives in src/file, not src/container: its file-layer calls take
  * an open ostio_file (MPI) and src/container stays MPI-free (the CLI and the
  * preload library use it). The tool hooks at the end take a path and no MPI,
- * so the CLI and the preload backend can dispatch through the same table.
+ * so the CLI and the preload backend can dispatch through the same table
+ * (their functions sit in MPI-free files in the kinds' folders).
  *
  * Conventions for every call below. NULL means "not supported": the file
  * layer answers OSTIO_ENOTSUP naming the kind and the call. "Collective"
@@ -25,6 +26,7 @@
 #include <stdint.h>
 
 #include "container/container.h"
+#include "container/ctr_hooks.h"
 #include "ostio.h"
 
 #define OSTIO__KIND_VERSION 1
@@ -58,14 +60,46 @@ typedef struct ostio__kind_ops {
   /* Independent, len > 0 (ostio_write_at / ostio_read_at). */
   int (*write_at)(ostio_file *fh, int64_t off, const void *buf, size_t len);
   int (*read_at)(ostio_file *fh, int64_t off, void *buf, size_t len);
-  /* Tool hooks, by path, no MPI (the CLI's `ostio container check` and
-   * `recover`): each problem or repair to report; the count, or < 0. */
+  /* Tool hooks, by path, no MPI: the CLI's `ostio container SUB` and
+   * flatten call them through this table (src/container/ctr_hooks.h has
+   * their types and the pieces kinds share). Each returns < 0 with the
+   * error set when it fails. */
+  /* check and recover: each problem or repair to report; the count. compact:
+   * one report, what it wrote; the records written (at most INT_MAX). */
   int (*check)(const char *path, ostio__ctr_report report, void *arg);
   int (*recover)(const char *path, ostio__ctr_report report, void *arg);
+  int (*compact)(const char *path, ostio__ctr_report report, void *arg);
+  /* `ostio container create`: makes path a new, empty file of this kind
+   * (race-free, PATH must not exist) from what the command line gave, and
+   * reports what it made; 0. */
+  int (*make)(const char *path, const ostio__make *a, ostio__ctr_report report, void *arg);
+  /* Printed into o->out, text or JSON (o->json): ls its objects or logs;
+   * stat every line (the shared ones with ostio__show_head and _foot); map
+   * the logical-to-physical map (o->records: the index records) and a
+   * summary into o->note. */
+  int (*ls)(const char *path, const ostio__show *o);
+  int (*stat)(const char *path, const ostio__show *o);
+  int (*map)(const char *path, const ostio__show *o);
+  /* flatten, rank 0: each data extent of [0, size) to add, in any order,
+   * overlaps allowed (flatten sorts and merges). NULL: all of [0, size). */
+  int (*extents)(const char *path, int64_t size, ostio__ctr_extent_fn add, void *arg);
 } ostio__kind_ops;
+
+/* The tool hooks by name, for callers that dispatch on one (the CLI asks
+ * whether a path's kind has it, and which kinds do). */
+typedef enum ostio__kind_tool {
+  OSTIO__TOOL_CHECK, OSTIO__TOOL_RECOVER, OSTIO__TOOL_COMPACT, OSTIO__TOOL_LS,
+  OSTIO__TOOL_STAT, OSTIO__TOOL_MAP, OSTIO__TOOL_EXTENTS, OSTIO__TOOL_MAKE
+} ostio__kind_tool;
+/* 1 when kind k has hook t (not NULL). */
+int ostio__kind_has(const ostio__kind_ops *k, ostio__kind_tool t);
 
 /* The registry (kind.c). NULL when no kind has that name. */
 const ostio__kind_ops *ostio__kind_find(const char *name);
+/* The registry's members in its order, i < ostio__kind_count() (the test
+ * hook's kind is not one of them). */
+size_t ostio__kind_count(void);
+const ostio__kind_ops *ostio__kind_at(size_t i);
 /* The kind of the existing path: a container directory (a manifest inside)
  * by its manifest's kind name, anything else "plain". OSTIO_EFORMAT for a
  * damaged manifest, OSTIO_ENOTSUP for a kind this library does not know. */

@@ -1,21 +1,30 @@
-/* `ostio container` for log containers (cmd_container_log.c), dispatched
- * from cmd_container.c on the manifest's kind. */
+/* `ostio container`: the subcommands in cmd_container_kind.c, and how every
+ * subcommand on an existing PATH finds its kind (src/file/kind.h). */
 #ifndef OSTIO_TOOLS_CLI_CONTAINER_H
 #define OSTIO_TOOLS_CLI_CONTAINER_H
 
-#include "container/container.h"
+#include <stddef.h>
 
-int log_ls(const char *path, int json);
-int log_stat(const char *path, int json);
+#include "file/kind.h"
+
 int sub_map(int argc, char **argv);
 int sub_recover(int argc, char **argv);
 int sub_compact(int argc, char **argv);
 
-/* `container stat`'s pieces shared by every kind (cmd_container.c). The size
- * record: JSON its value ({"state", "size"} or null), text its line. */
-void ctr_print_size_record(int have, const ostio__sizerec *rec, int json);
-/* created, created_by, requested: JSON the last members and the closing
- * brace, text their lines. */
-void ctr_print_footer(const ostio__manifest *m, int json);
+/* A tool hook's report (a repair, what compact or create made): one line
+ * on stdout. */
+void ctr_print_line(void *arg, const char *msg);
+
+/* The kind of the existing path for `ostio container SUB`, when it has the
+ * tool hook t: CLI_OK with *k set. Else *k is NULL and err says why, without
+ * the "ostio container SUB: " prefix: CLI_ERROR when path does not exist or
+ * its kind lacks the hook (the one "not supported by this kind" sentence,
+ * naming the kinds that have it), the library's code (< 0) when the kind
+ * cannot be read (a damaged manifest). */
+int ctr_kind(const char *sub, const char *path, ostio__kind_tool t, const ostio__kind_ops **k,
+             char *err, size_t cap);
+/* The same, printing err as a runtime error; CLI_OK or CLI_ERROR. */
+int ctr_kind_or_say(const char *sub, const char *path, ostio__kind_tool t,
+                    const ostio__kind_ops **k);
 
 #endif

@@ -1,5 +1,7 @@
 #include "tools/cli.h"
 
+#include "container/ctr_hooks.h"
+
 #include <inttypes.h>
 #include <ctype.h>
 #include <getopt.h>
@@ -49,19 +51,8 @@ int cli_bad_option(const char *cmd, char **argv)
   return cli_usage_error(cmd, "unknown option or missing value '%s'", argv[optind - 1]);
 }
 
-void json_string(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c == '\n') fputs("\\n", f);
-    else if (c == '\t') fputs("\\t", f);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
+/* One JSON string writer for the CLI and the kinds' tool hooks. */
+void json_string(FILE *f, const char *s) { ostio__show_str(f, s); }
 
 const char *pattern_name(uint32_t pattern)
 {

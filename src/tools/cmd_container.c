@@ -1,15 +1,15 @@
 /* ostio container: create, ls, stat, check, flatten, map, recover and
  * compact containers (src/container; docs/containers.md). Subcommands
- * dispatch from one table; ls and stat dispatch on the manifest's kind (the
- * log kind's, and map, recover and compact, are in cmd_container_log.c;
- * check and flatten go through the library for every kind). Only flatten
- * uses MPI (it runs in parallel under mpiexec). */
-#include <errno.h>
+ * dispatch from one table; those on an existing PATH find its kind once
+ * and call the kind's tool hook (src/file/kind.h; ctr_kind in
+ * cmd_container_kind.c, with map, recover and compact, says "not
+ * supported by this kind" for all of them). flatten goes through the
+ * library for every kind. Only flatten uses MPI (it runs in parallel under
+ * mpiexec). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "container/container.h"
@@ -114,14 +114,6 @@ static int parse(const char *sub, const char *usage, int argc, char **argv, unsi
 #define A_HOSTDIRS 32u
 #define A_LOG 64u
 
-/* 1 when path is a log container (the manifest says so). */
-static int is_log(const char *path)
-{
-  int kind = 0;
-  return ostio__ctr_is_container(path) && ostio__ctr_kind_of(path, &kind) == 0 &&
-         kind == OSTIO__CTR_KIND_LOG;
-}
-
 /* ---- create ---------------------------------------------------------------- */
 
 static int sub_create(int argc, char **argv)
@@ -144,49 +136,36 @@ static int sub_create(int argc, char **argv)
   const char *path = argv[optind];
   if (o.hostdirs && !o.log)
     return cli_usage_error(CMD " create", "--hostdirs applies to log containers (--log)");
-  if (o.log) {
-    if (o.objects || o.stripe_size)
-      return cli_usage_error(CMD " create", "--objects and --stripe-size apply to striped "
-                             "containers, not with --log");
-    ostio__ctr_params lp = {.kind = OSTIO__CTR_KIND_LOG,
-                            .hostdirs = o.hostdirs ? (int32_t)o.hostdirs : 1};
-    if (o.hostdirs > OSTIO__LOG_HOSTDIRS_MAX)
-      return cli_usage_error(CMD " create", "--hostdirs %" PRId64 ": at most 1000", o.hostdirs);
-    snprintf(lp.requested, sizeof lp.requested, "hostdirs=%d (from the command line) writers=rank",
-             (int)lp.hostdirs);
-    int made = 0;
-    if ((rc = ostio__ctr_create(path, &lp, 1, &made)) < 0) return cli_lib_error(CMD " create", rc);
-    printf("%s: log container, %d hostdir%s\n", path, (int)lp.hostdirs,
-           lp.hostdirs == 1 ? "" : "s");
-    return CLI_OK;
-  }
-  ostio__hints h;
-  ostio__ctr_params p;
-  int created = 0;
-  if ((rc = ostio__hints_resolve_env(path, &h)) < 0) return cli_lib_error(CMD " create", rc);
-  if (o.objects) h.ostio_objects = o.objects;
-  if (o.stripe_size) h.striping_unit = o.stripe_size;
-  rc = ostio__ctr_params_resolve(path, &h, &p);
-  if (rc == 0) rc = ostio__ctr_create(path, &p, 1, &created);
-  if (rc < 0) return cli_lib_error(CMD " create", rc);
-  printf("%s: striped container, %d object%s x %" PRId64 " bytes\n", path, (int)p.nobjects,
-         p.nobjects == 1 ? "" : "s", p.stripe_size);
-  return CLI_OK;
+  if (o.log && (o.objects || o.stripe_size))
+    return cli_usage_error(CMD " create", "--objects and --stripe-size apply to striped "
+                           "containers, not with --log");
+  if (o.hostdirs > OSTIO__LOG_HOSTDIRS_MAX)
+    return cli_usage_error(CMD " create", "--hostdirs %" PRId64 ": at most 1000", o.hostdirs);
+  /* The kind --log names, else the default; its make hook builds it. */
+  const ostio__kind_ops *k = ostio__kind_find(o.log ? "log" : "striped");
+  if (!k || !ostio__kind_has(k, OSTIO__TOOL_MAKE))
+    return cli_runtime_error(CMD " create", "%s: this build cannot create that kind", path);
+  ostio__make a = {.objects = o.objects, .stripe_size = o.stripe_size, .hostdirs = o.hostdirs};
+  rc = k->make(path, &a, ctr_print_line, NULL);
+  return rc < 0 ? cli_lib_error(CMD " create", rc) : CLI_OK;
 }
 
 /* ---- ls, stat -------------------------------------------------------------------- */
 
-static int open_ro(const char *sub, const char *path, ostio__ctr **c)
+/* ls and stat: the path's kind prints it (its ls or stat hook). */
+static int show(const char *sub, ostio__kind_tool t, const char *usage, int argc, char **argv)
 {
   char who[32];
+  sub_opts o;
+  const ostio__kind_ops *k;
   snprintf(who, sizeof who, CMD " %s", sub);
-  if (!ostio__ctr_is_container(path)) {
-    struct stat st;
-    if (stat(path, &st) < 0) return cli_runtime_error(who, "%s: %s", path, strerror(errno));
-    return cli_runtime_error(who, "%s: not a container (no %s inside)", path,
-                             OSTIO__CTR_MANIFEST);
-  }
-  int rc = ostio__ctr_open(path, 0, c);
+  int rc = parse(sub, usage, argc, argv, A_JSON, &o);
+  if (rc) return rc < 0 ? CLI_OK : rc;
+  if (argc - optind != 1) return cli_usage_error(who, "expected one PATH");
+  const char *path = argv[optind];
+  if ((rc = ctr_kind_or_say(sub, path, t, &k)) != CLI_OK) return rc;
+  ostio__show out = {.out = stdout, .note = stderr, .json = o.json};
+  rc = t == OSTIO__TOOL_LS ? k->ls(path, &out) : k->stat(path, &out);
   return rc < 0 ? cli_lib_error(who, rc) : CLI_OK;
 }
 
@@ -196,81 +175,7 @@ static int sub_ls(int argc, char **argv)
     "Usage: ostio container ls [--json] PATH\n\n"
     "Lists the object files of the container PATH: index, name, size in bytes and\n"
     "the OST it sits on (its index off Lustre).\n";
-  sub_opts o;
-  int rc = parse("ls", usage, argc, argv, A_JSON, &o);
-  if (rc) return rc < 0 ? CLI_OK : rc;
-  if (argc - optind != 1) return cli_usage_error(CMD " ls", "expected one PATH");
-  const char *path = argv[optind];
-  ostio__ctr *c = NULL;
-  ostio_layout *l = NULL;
-  if (is_log(path)) return log_ls(path, o.json);
-  if ((rc = open_ro("ls", path, &c)) != CLI_OK) return rc;
-  int32_t k = c->m.nobjects;
-  int64_t *os = calloc((size_t)k, sizeof *os), size = 0;
-  int lrc = os ? ostio__ctr_size(c, &size, os) : OSTIO_ENOMEM;
-  if (lrc == 0) lrc = ostio__ctr_layout(c, &l);
-  if (lrc < 0) {
-    rc = cli_lib_error(CMD " ls", lrc);
-    goto done;
-  }
-  if (o.json) printf("{\"path\": "), json_string(stdout, path), printf(", \"objects\": [");
-  for (int32_t i = 0; i < k; i++) {
-    if (o.json)
-      printf("%s{\"index\": %d, \"name\": \"%s\", \"size\": %" PRId64 ", \"ost\": %d}",
-             i ? ", " : "", (int)i, c->m.names[i], os[i], (int)l->comp[0].osts[i]);
-    else
-      printf("%5d  %-12s %16" PRId64 "  ost %d\n", (int)i, c->m.names[i], os[i],
-             (int)l->comp[0].osts[i]);
-  }
-  if (o.json) printf("]}\n");
-done:
-  free(os);
-  ostio__layout_destroy(l);
-  ostio__ctr_close(&c, 0);
-  return rc;
-}
-
-/* Lines a kind adds to `stat` (issue 6 adds the log kind's). */
-static void stat_striped(const ostio__ctr *c, int json)
-{
-  if (json)
-    printf(", \"stripe_size\": %" PRId64 ", \"objects\": %d", c->m.stripe_size,
-           (int)c->m.nobjects);
-  else
-    printf("stripe_size:  %" PRId64 "\nobjects:      %d\n", c->m.stripe_size,
-           (int)c->m.nobjects);
-}
-static const struct {
-  int kind;
-  void (*stat)(const ostio__ctr *c, int json);
-} kind_ops[] = {{OSTIO__CTR_KIND_STRIPED, stat_striped}};
-
-void ctr_print_size_record(int have, const ostio__sizerec *rec, int json)
-{
-  if (json) {
-    if (have) printf("{\"state\": \"%s\", \"size\": %" PRId64 "}", rec->clean ? "clean" : "open",
-                     rec->size);
-    else printf("null");
-  } else {
-    if (have) printf("size_record:  %s, %" PRId64 "\n", rec->clean ? "clean" : "open", rec->size);
-    else printf("size_record:  missing\n");
-  }
-}
-
-void ctr_print_footer(const ostio__manifest *m, int json)
-{
-  if (json) {
-    printf(", \"created\": ");
-    json_string(stdout, m->created);
-    printf(", \"created_by\": ");
-    json_string(stdout, m->created_by);
-    printf(", \"requested\": ");
-    json_string(stdout, m->requested);
-    printf("}\n");
-  } else {
-    printf("created:      %s\ncreated_by:   %s\nrequested:    %s\n", m->created, m->created_by,
-           m->requested);
-  }
+  return show("ls", OSTIO__TOOL_LS, usage, argc, argv);
 }
 
 static int sub_stat(int argc, char **argv)
@@ -280,39 +185,7 @@ static int sub_stat(int argc, char **argv)
     "Shows the manifest of the container PATH (kind, format version, stripe size,\n"
     "object count, creation time, creator, requested parameters), the logical size\n"
     "the objects imply and the size record.\n";
-  sub_opts o;
-  int rc = parse("stat", usage, argc, argv, A_JSON, &o);
-  if (rc) return rc < 0 ? CLI_OK : rc;
-  if (argc - optind != 1) return cli_usage_error(CMD " stat", "expected one PATH");
-  const char *path = argv[optind];
-  ostio__ctr *c = NULL;
-  if (is_log(path)) return log_stat(path, o.json);
-  if ((rc = open_ro("stat", path, &c)) != CLI_OK) return rc;
-  int64_t size = 0;
-  ostio__sizerec rec = {.clean = 0, .size = -1};
-  int have = ostio__sizerec_read(c->dirfd, path, &rec) == 0;
-  if ((rc = ostio__ctr_size(c, &size, NULL)) < 0) {
-    rc = cli_lib_error(CMD " stat", rc);
-    goto done;
-  }
-  const ostio__manifest *m = &c->m;
-  if (o.json) {
-    printf("{\"path\": ");
-    json_string(stdout, path);
-    printf(", \"kind\": \"%s\", \"version\": %d, \"byte_order\": \"%s\", \"size\": %" PRId64,
-           ostio__ctr_kind_name(m->kind), m->version, m->byte_order, size);
-    printf(", \"size_record\": ");
-  } else {
-    printf("%s\nkind:         %s\nversion:      %d\nbyte_order:   %s\nsize:         %" PRId64
-           "\n", path, ostio__ctr_kind_name(m->kind), m->version, m->byte_order, size);
-  }
-  ctr_print_size_record(have, &rec, o.json);
-  for (size_t i = 0; i < sizeof kind_ops / sizeof kind_ops[0]; i++)
-    if (kind_ops[i].kind == m->kind) kind_ops[i].stat(c, o.json);
-  ctr_print_footer(m, o.json);
-done:
-  ostio__ctr_close(&c, 0);
-  return rc;
+  return show("stat", OSTIO__TOOL_STAT, usage, argc, argv);
 }
 
 /* ---- check ---------------------------------------------------------------------- */
@@ -362,30 +235,39 @@ static int sub_check(int argc, char **argv)
   if (argc - optind != 1) return cli_usage_error(CMD " check", "expected one PATH");
   const char *path = argv[optind];
   check_out out = {.json = o.json};
-  int n = ostio__ctr_check(path, report_problem, &out);
-  int status = CLI_OK;
-  if (n < 0) {
+  const ostio__kind_ops *k = NULL;
+  char err[2048];
+  int n = 0, status = CLI_OK;
+  rc = ctr_kind("check", path, OSTIO__TOOL_CHECK, &k, err, sizeof err);
+  /* A container whose kind cannot be read: the container-level check names
+   * what is wrong with its manifest, as findings. */
+  if (rc < 0 && ostio__ctr_is_container(path)) {
+    rc = 0;
+    n = ostio__ctr_check(path, report_problem, &out);
+  } else if (rc == 0) {
+    n = k->check(path, report_problem, &out);
+  }
+  if (rc == 0 && n < 0) {
+    rc = n;
+    snprintf(err, sizeof err, "%s (%s)", ostio_last_error(), ostio_errname(n));
+  }
+  if (rc != 0) {
     if (o.json) {
       printf("{\"path\": ");
       json_string(stdout, path);
       printf(", \"kind\": null, \"ok\": false, \"findings\": [], \"error\": ");
-      char detail[1024];
-      snprintf(detail, sizeof detail, "%s (%s)", ostio_last_error(), ostio_errname(n));
-      json_string(stdout, detail);
+      json_string(stdout, err);
       printf("}\n");
     }
-    status = cli_lib_error(CMD " check", n);
+    status = cli_runtime_error(CMD " check", "%s", err);
   } else if (out.oom) {
     status = cli_runtime_error(CMD " check", "%s: out of memory listing the findings", path);
   } else {
     if (o.json) {
-      int kind = 0;
-      const char *kname = ostio__ctr_kind_of(path, &kind) == 0 ? ostio__ctr_kind_name(kind) : NULL;
-      ostio__clear_error();
       printf("{\"path\": ");
       json_string(stdout, path);
       printf(", \"kind\": ");
-      if (kname) json_string(stdout, kname);
+      if (k) json_string(stdout, k->name);
       else printf("null");
       printf(", \"ok\": %s, \"findings\": [", n == 0 ? "true" : "false");
       for (size_t i = 0; i < out.n; i++) {

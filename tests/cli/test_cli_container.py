@@ -189,9 +189,11 @@ class TestContainer(CliTestCase):
         doc = json.loads(self.fails(1, ["container", "check", "--json", "lg"]).stdout)
         self.assertEqual((doc["kind"], doc["ok"], len(doc["findings"])), ("log", False, 1), doc)
         self.assertIn("junk", doc["findings"][0])
-        # Not readable as a container at all: an error member, exit 1.
+        # Not a container: the plain kind has no check (the one "not supported"
+        # sentence, src/tools/cmd_container_kind.c) as the error member, exit 1.
         open(self.p("plain"), "w").close()
-        r = self.fails(1, ["container", "check", "--json", "plain"], ["plain: "])
+        r = self.fails(1, ["container", "check", "--json", "plain"],
+                       ["plain is not a container", "check is not supported by this kind"])
         doc = json.loads(r.stdout)
         self.assertEqual((doc["path"], doc["kind"], doc["ok"], doc["findings"]),
                          ("plain", None, False, []), doc)

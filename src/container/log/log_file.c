@@ -552,4 +552,7 @@ const ostio__kind_ops ostio__kind_log = {
   .remove = log_remove, .size = log_size, .set_size = log_set_size, .sync = log_sync,
   .write_all = log_write_all, .read_all = log_read_all, .write_at = log_write_at,
   .read_at = log_read_at, .check = ostio__log_check, .recover = ostio__log_recover,
+  /* tool hooks, log/log_hooks.c (check and recover: logtool.c) */
+  .compact = ostio__log_hook_compact, .make = ostio__log_hook_make, .ls = ostio__log_hook_ls,
+  .stat = ostio__log_hook_stat, .map = ostio__log_hook_map, .extents = ostio__log_hook_extents,
 };

@@ -145,4 +145,8 @@ const ostio__kind_ops ostio__kind_striped = {
   .write_at = ostio__kind_io_write_at,
   .read_at = ostio__kind_io_read_at,
   .check = ostio__ctr_check,
+  .make = ostio__striped_hook_make,       /* striped/striped_hooks.c */
+  .ls = ostio__striped_hook_ls,
+  .stat = ostio__striped_hook_stat,
+  .extents = ostio__striped_hook_extents,
 };
