@@ -157,38 +157,32 @@ kinds = sorted(d for d in os.listdir("src/container")
 strategies = sorted(m.group(1) for f in os.listdir("src/engine")
                     for m in [re.match(r"^strategy_([a-z0-9]+)\.c$", f)] if m)
 
-def own_kind(path, k):
-    return path.startswith(f"src/container/{k}/")
-
-def own_strategy(path, s):
-    return os.path.basename(path).startswith(f"strategy_{s}.")
+# One entry per plugin family: (family, names, enum prefix, ops prefix, own files, extras).
+# extras(name) gives the family's own rules as (pattern, what).
+FAMILIES = [
+    ("kind", kinds, "OSTIO__CTR_KIND_", "ostio__kind_",
+     lambda path, k: path.startswith(f"src/container/{k}/"),
+     lambda k: [(rf'^\s*#\s*include\s+"container/{k}/',
+                 f"includes kind {k}'s own header (go through the kind's ops)")]),
+    ("strategy", strategies, "OSTIO__STRAT_", "ostio__strategy_",
+     lambda path, s: os.path.basename(path).startswith(f"strategy_{s}."),
+     lambda s: [(rf"\b(OSTIO__STAT_)?strategy_{s}\b(?!\.[ch]\b)",
+                 f"per-strategy statistic strategy_{s} (counters come from the strategy "
+                 "registry)")]),
+]
 
 rules = []  # (regex, what, allowed(path))
-for k in kinds:
-    ok = lambda p, k=k: own_kind(p, k)
-    rules += [
-        (re.compile(rf"\bOSTIO__CTR_KIND_{k.upper()}\b"),
-         f"kind constant OSTIO__CTR_KIND_{k.upper()} (ask the kind registry)", ok),
-        (re.compile(rf"\bostio__kind_{k}\b(?!\.)"),
-         f"names kind {k}'s ops ostio__kind_{k} (ask the kind registry)", ok),
-        (re.compile(rf'\bstr(n?case|n)?cmp\s*\([^;]*"{k}"'),
-         f'compares a string with the kind name "{k}" (ask the kind registry)', ok),
-        (re.compile(rf'^\s*#\s*include\s+"container/{k}/'),
-         f"includes kind {k}'s own header (go through the kind's ops)", ok),
-    ]
-for s in strategies:
-    ok = lambda p, s=s: own_strategy(p, s)
-    rules += [
-        (re.compile(rf"\bOSTIO__STRAT_{s.upper()}\b"),
-         f"strategy constant OSTIO__STRAT_{s.upper()} (ask the strategy registry)", ok),
-        (re.compile(rf"\bostio__strategy_{s}\b"),
-         f"names strategy {s}'s ops ostio__strategy_{s} (ask the strategy registry)", ok),
-        (re.compile(rf'\bstr(n?case|n)?cmp\s*\([^;]*"{s}"'),
-         f'compares a string with the strategy name "{s}" (ask the strategy registry)', ok),
-        (re.compile(rf"\b(OSTIO__STAT_)?strategy_{s}\b(?!\.[ch]\b)"),
-         f"per-strategy statistic strategy_{s} (counters come from the strategy registry)",
-         ok),
-    ]
+for family, names, const, ops, own, extras in FAMILIES:
+    for name in names:
+        ask = f"(ask the {family} registry)"
+        found = [
+            (rf"\b{const}{name.upper()}\b", f"{family} constant {const}{name.upper()} {ask}"),
+            (rf"\b{ops}{name}\b(?!\.)", f"names {family} {name}'s ops {ops}{name} {ask}"),
+            (rf'\bstr(n?case|n)?cmp\s*\([^;]*"{name}"',
+             f'compares a string with the {family} name "{name}" {ask}'),
+        ] + extras(name)
+        rules += [(re.compile(rx), what, lambda p, own=own, name=name: own(p, name))
+                  for rx, what in found]
 EXTERN = re.compile(r"^\s*extern\b")
 for path in src_files + bench_files:
     if path in REGISTRIES:
