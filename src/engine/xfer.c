@@ -45,7 +45,7 @@ struct run_state {
 };
 typedef struct run_state run_state;
 
-static ostio__stats *stats(const run_state *st) { return &st->x->fh->stats; }
+static ostio__stats *stats(const run_state *st) { return st->x->ctx->stats; }
 
 static int note(run_state *st, int rc)
 {
@@ -67,7 +67,7 @@ static int post_one(run_state *st, slot *sl, char *base, const ostio__seg *segs,
     return note(st, ostio__fail(OSTIO_EMPI, "collective: MPI_Type_create_hindexed failed"));
   sl->types[sl->ntypes++] = t;
   MPI_Request *r = &sl->req[sl->nreq++];
-  MPI_Comm comm = st->x->fh->comm;
+  MPI_Comm comm = st->x->ctx->comm;
   int e = send ? MPI_Isend(base, 1, t, peer, TAG, comm, r) : MPI_Irecv(base, 1, t, peer, TAG, comm, r);
   if (e != MPI_SUCCESS) {
     sl->nreq--;
@@ -148,7 +148,7 @@ static void post(run_state *st, slot *sl, int r)
         st->tmp[j - i] = sl->segs[st->order[j]];
         j++;
       }
-      if (peer == x->fh->rank) {
+      if (peer == x->ctx->rank) {
         if (!sl->direct) copy_self(st, sl, st->tmp, j - i);
       }
       else post_one(st, sl, sl->buf, st->tmp, j - i, peer, !x->is_write);
@@ -185,8 +185,8 @@ static int issue(run_state *st, size_t nr, int write, slot *other)
     int64_t bytes = st->reqs[k].len;
     for (m = 1; k + m < nr && m < IO_CHUNK && bytes < IO_CHUNK_BYTES; m++)
       bytes += st->reqs[k + m].len;
-    rc = write ? ostio__io_write_batch(&st->x->fh->io, st->reqs + k, m)
-               : ostio__io_read_batch(&st->x->fh->io, st->reqs + k, m);
+    rc = write ? ostio__io_write_batch(st->x->ctx->io, st->reqs + k, m)
+               : ostio__io_read_batch(st->x->ctx->io, st->reqs + k, m);
     if (other && other->nreq) {
       int flag;
       MPI_Testall(other->nreq, other->req, &flag, other->stat);
@@ -199,7 +199,7 @@ static int issue(run_state *st, size_t nr, int write, slot *other)
 /* Read-modify-write of one span [s0, s1) covering segs[i0, i1). */
 static int rmw_span(run_state *st, const slot *sl, size_t i0, size_t i1, int64_t s0, int64_t s1)
 {
-  ostio__io *io = &st->x->fh->io;
+  ostio__io *io = st->x->ctx->io;
   int rc = ostio__io_pread(io, st->scratch, (size_t)(s1 - s0), s0);
   if (rc < 0) return rc;
   for (size_t i = i0; i < i1; i++)
@@ -260,7 +260,7 @@ static int setup(run_state *st, const ostio__xfer *x)
 {
   memset(st, 0, sizeof *st);
   st->x = x;
-  st->nprocs = x->fh->nprocs;
+  st->nprocs = x->ctx->nprocs;
   size_t nsp = x->sp_start[x->naggr];
   st->seg_room = x->nap < (size_t)x->cap ? x->nap + 1 : (size_t)x->cap + 1;
   st->tmp_room = (nsp > st->seg_room ? nsp : st->seg_room) + 1;
@@ -294,7 +294,7 @@ static int setup(run_state *st, const ostio__xfer *x)
          (st->s[k].stat = malloc(nreq * sizeof(MPI_Status))) &&
          (st->s[k].types = malloc(nreq * sizeof(MPI_Datatype)));
   return ok ? 0 : ostio__fail(OSTIO_ENOMEM, "collective: no memory for the round buffers "
-                              "(cb_buffer_size %lld)", (long long)x->fh->hints.cb_buffer_size);
+                              "(cb_buffer_size %lld)", (long long)x->ctx->hints->cb_buffer_size);
 }
 
 static void teardown(run_state *st)

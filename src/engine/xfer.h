@@ -6,11 +6,11 @@
 #ifndef OSTIO_ENGINE_XFER_H
 #define OSTIO_ENGINE_XFER_H
 
+#include "engine/engine.h"
 #include "plan/plan.h"
-#include "file/file.h"
 
 typedef struct ostio__xfer {
-  ostio_file *fh;
+  const ostio__engine_ctx *ctx; /* comm, rank, io, stats, hints          */
   int is_write;
   int pipeline;              /* ostio_pipeline                                */
   int rmw;                   /* read-modify-write allowed (romio_ds_write)    */

@@ -1,6 +1,6 @@
 /* The public file calls: arguments checked and agreed here, then handed to
  * the file's kind (kind.h; plain/plain_file.c, striped/striped_file.c, log/log_file.c). The
- * collective engine is in engine/coll.c. */
+ * collective engine (engine/engine.h) gets a context filled here at open. */
 #include "file/file.h"
 
 #include <errno.h>
@@ -149,11 +149,26 @@ static int agree_args(MPI_Comm comm, ostio_file *fh)
   return 0;
 }
 
+/* The engine's context (engine/engine.h), filled once the kind opened the
+ * file and the io layer and the aggregator candidates are ready. Local; the
+ * caller agrees on the outcome. */
+static int engine_open(ostio_file *fh)
+{
+  fh->engine = (ostio__engine_ctx){
+    .comm = fh->comm, .rank = fh->rank, .nprocs = fh->nprocs, .nnodes = fh->nnodes,
+    .eligible = fh->eligible, .neligible = fh->neligible, .layout = fh->layout,
+    .hints = &fh->hints, .io = &fh->io, .path = fh->path, .can_read = fh->can_read,
+    .can_write = fh->can_write, .stats = &fh->stats, .last_strategy = &fh->last_strategy,
+  };
+  return ostio__engine_init(fh->nprocs, &fh->engine.scratch);
+}
+
 static void destroy(ostio_file *fh)
 {
   if (!fh) return;
   ostio__io_fini(&fh->io);
-  ostio__coll_fini(fh);
+  ostio__engine_fini(fh->engine.scratch);
+  fh->engine.scratch = NULL;
   if (fh->kind && fh->kind->discard) fh->kind->discard(fh);
   if (fh->comm != MPI_COMM_NULL) MPI_Comm_free(&fh->comm);
   ostio__layout_destroy(fh->layout);
@@ -206,7 +221,7 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
   if (rc == 0 && (fh->hints.direct_read || fh->hints.direct_write))
     rc = ostio__io_enable_direct(&fh->io, fh->path, fh->hints.direct_read,
                                  fh->hints.direct_write);
-  if (rc == 0) rc = ostio__coll_init(fh);
+  if (rc == 0) rc = engine_open(fh);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
   *out = fh;
   return 0;
@@ -318,6 +333,17 @@ int ostio_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
   if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
   if (!fh->kind->read_all) return ostio__agree(fh->comm, unsupported(fh, "ostio_read_all"));
   return fh->kind->read_all(fh, ext, n, buf);
+}
+
+int ostio__file_engine_write_all(ostio_file *fh, const ostio_extent *ext, size_t n,
+                                 const void *buf)
+{
+  return ostio__engine_coll(&fh->engine, 1, ext, n, (void *)buf);
+}
+
+int ostio__file_engine_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
+{
+  return ostio__engine_coll(&fh->engine, 0, ext, n, buf);
 }
 
 const ostio_layout *ostio_file_layout(const ostio_file *fh) { return fh ? fh->layout : NULL; }

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include "engine/engine.h"
 #include "hints/hints.h"
 #include "io/io.h"
 #include "layout/layout.h"
@@ -28,23 +29,19 @@ struct ostio_file {
   int64_t prepared;         /* the kind's prepare result, for its create   */
   void *kind_data;          /* the kind's own state; its discard frees it  */
   ostio__io_objects objtab; /* what io routes through (borrowed from ctr)  */
-  struct ostio__coll_scratch *scratch; /* per-call arrays sized by nprocs (coll.c) */
+  /* The engine's view of this handle (engine/engine.h), filled at open
+   * once the kind, the io layer and the aggregators are set; it points at
+   * the fields above, so none of them is replaced after open. */
+  ostio__engine_ctx engine;
 };
-
-typedef struct ostio__coll_scratch ostio__coll_scratch;
 
 /* Each kind's calls are static in its own file and reached through its
  * ops struct (kind.h): plain/plain_file.c, striped/striped_file.c, log/log_file.c. */
 
-/* The engine's entry points (engine/coll.c): the collective calls of the
- * kinds that store data behind the io layer (plain, striped). */
-int ostio__engine_write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const void *buf);
-int ostio__engine_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf);
-
-/* The collective engine (engine/coll.c). init allocates the handle's
- * per-call arrays at open; fini frees them (safe when init failed). */
-int ostio__coll_init(ostio_file *fh);
-void ostio__coll_fini(ostio_file *fh);
-int ostio__coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_t n, void *buf);
+/* The collective calls of the kinds that store data behind the io layer
+ * (plain, striped): the engine on fh->engine (file.c). */
+int ostio__file_engine_write_all(ostio_file *fh, const ostio_extent *ext, size_t n,
+                                 const void *buf);
+int ostio__file_engine_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf);
 
 #endif
