@@ -197,6 +197,15 @@ class LogCli(CliTestCase):
             self.assertIn("ok", self.ok("container", "check", ctr).stdout)
             st = self.json_of("container", "stat", "--json", ctr)
             self.assertEqual((st["size"], st["size_from"]), (len(want), "size record"))
+            # a log appended behind the clean record's back: the record no
+            # longer matches the index logs, so stat derives the size as a
+            # reader would, never the stale record's
+            more, data = self.writer(ctr, 0, 2, 7, [("W", ((2 << 32) | 1, len(want) + 100, 0, 50, 1))])
+            logs.append((7, more, data))
+            want = self.model(logs)
+            st = self.json_of("container", "stat", "--json", ctr)
+            self.assertEqual((st["size"], st["size_from"]), (len(want), "index"),
+                             "round %d: stat trusted a stale size record" % round_)
 
     def test_torn_tail_and_foreign_names(self):
         ctr = self.make()

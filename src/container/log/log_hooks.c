@@ -72,7 +72,10 @@ int ostio__log_hook_stat(const char *path, const ostio__show *o)
                         .rec = {.size = -1}};
   h.have_rec = ostio__sizerec_read(d->dirfd, path, &h.rec) == 0;
   h.size = h.rec.size;
-  if (!h.have_rec || !h.rec.clean) { /* an unclean close: the index decides */
+  /* The rule readers use (logsize.c): a clean record counts only while the
+   * index logs on disk are the ones it was derived from; otherwise (an
+   * unclean close, or logs added behind its back) the index decides. */
+  if (!h.have_rec || !ostio__log_rec_trusted(d, &h.rec)) {
     ostio__logmap map;
     ostio__logload st = {0};
     ostio__logmap_init(&map);
