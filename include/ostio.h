@@ -115,8 +115,8 @@ OSTIO_API int ostio_layout_query(MPI_Comm comm, const char *path, MPI_Info info,
                                  ostio_layout **layout);
 OSTIO_API int ostio_layout_free(ostio_layout **layout);
 /* Name of the source the layout came from: "lustre", "emulated", "hints",
- * "default"; for an open container (ostio_file_layout) "container" (striped)
- * or "log". */
+ * "default", or "container" (a striped container's own layout, also from
+ * ostio_file_layout of an open one). */
 OSTIO_API const char *ostio_layout_source(const ostio_layout *layout);
 OSTIO_API int ostio_layout_ncomponents(const ostio_layout *layout);
 /* Fills *comp with component i; pointers inside stay valid until the layout
@@ -180,11 +180,14 @@ OSTIO_API int ostio_sync(ostio_file *fh);
 OSTIO_API int ostio_get_size(ostio_file *fh, int64_t *size);
 /* Collective: truncates or extends the file to size bytes. */
 OSTIO_API int ostio_set_size(ostio_file *fh, int64_t size);
-/* The file's layout (owned by the handle; valid until ostio_close). */
+/* The file's layout (owned by the handle; valid until ostio_close). NULL for
+ * a log container: its bytes are in per-writer logs, not striped by offset
+ * (`ostio container stat` shows the logs). */
 OSTIO_API const ostio_layout *ostio_file_layout(const ostio_file *fh);
 /* Name of the strategy the last collective call used ("even", "aligned",
- * "ost", "independent"), or "none" before the first one; "log" for a log
- * container, from its open on. */
+ * "ost", "independent"; "auto" resolves to one of them), or "none" before
+ * the first one; for a log container "log" from its open on (its
+ * collective calls append to per-writer logs, no strategy is chosen). */
 OSTIO_API const char *ostio_file_strategy(const ostio_file *fh);
 
 /* ---- Statistics ----------------------------------------------------------

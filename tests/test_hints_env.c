@@ -228,6 +228,17 @@ static void test_mpi(void)
              got);
     MPI_Info_free(&out);
   }
+  {
+    /* a strategy name is checked against the registry, as ostio_open does */
+    MPI_Info ylib;
+    MPI_Info_create(&ylib);
+    MPI_Info_set(ylib, "ostio_strategy", "ylib");
+    MPI_Info none = MPI_INFO_NULL;
+    CHECK(ostio_hints_effective("/p/x.txt", ylib, &none) == OSTIO_EHINT && none == MPI_INFO_NULL);
+    CHECKF(strstr(ostio_last_error(), "ylib") && strstr(ostio_last_error(), "independent"), "%s",
+           ostio_last_error());
+    MPI_Info_free(&ylib);
+  }
   CHECK(ostio_hints_effective("/p/x.txt", MPI_INFO_NULL, &out) == 0 && out != MPI_INFO_NULL);
   if (out != MPI_INFO_NULL) {
     char got[64];

@@ -64,6 +64,9 @@ static void test_refusals(const char *dir)
   snprintf(path, sizeof path, "%s/ro.log", dir);
   CHECK(open_log(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, &fh) == 0);
   if (!fh) return;
+  /* a log has no striping to report: no invented layout */
+  CHECK(ostio_file_layout(fh) == NULL);
+  CHECK(!strcmp(ostio_file_strategy(fh), "log"));
   char buf[200] = {0};
   ostio_extent ov[2] = {{0, 100}, {50, 100}}, ok = {(int64_t)rank * 100, 100};
   rc = ostio_write_all(fh, rank == 0 ? ov : &ok, rank == 0 ? 2 : 1, buf);

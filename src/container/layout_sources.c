@@ -46,10 +46,20 @@ static int explain_missing(const char *path, int rc)
   }
 }
 
+/* Asks one source; a layout it gives carries the source's name (so
+ * ostio_layout_source returns one of the documented names, never a blank). */
+static int ask(const ostio__layout_source *s, const char *path, const ostio__hints *h,
+               ostio_layout **out)
+{
+  int rc = s->query(path, h, out);
+  if (rc == 0 && !(*out)->source[0]) snprintf((*out)->source, sizeof (*out)->source, "%s", s->name);
+  return rc;
+}
+
 static int only(const ostio__layout_source *s, const char *path, const ostio__hints *h,
                 ostio_layout **out)
 {
-  int rc = s->query(path, h, out);
+  int rc = ask(s, path, h, out);
   if (rc == OSTIO_ENOLAYOUT)
     rc = ostio__fail(OSTIO_ENOLAYOUT, "%s: no %s layout (hint ostio_layout_source=%s)", path,
                      s->name, s->name);
@@ -64,7 +74,7 @@ int ostio__layout_resolve(const char *path, const ostio__hints *h, ostio_layout 
   int src = h ? h->ostio_layout_source : OSTIO__SRC_AUTO;
   if (src != OSTIO__SRC_HINTS) atomic_fetch_add(&ostio__rt.layout_fs_queries, 1);
   /* A container has its own layout whichever file-system source is asked. */
-  if (src != OSTIO__SRC_HINTS) rc = ostio__source_container.query(path, h, out);
+  if (src != OSTIO__SRC_HINTS) rc = ask(&ostio__source_container, path, h, out);
   if (rc != OSTIO_ENOLAYOUT) {
     /* answered (or failed) by the container source */
   } else if (src == OSTIO__SRC_LUSTRE) rc = only(&ostio__source_lustre, path, h, out);
@@ -75,11 +85,9 @@ int ostio__layout_resolve(const char *path, const ostio__hints *h, ostio_layout 
       if (src == OSTIO__SRC_HINTS && (registry[i] == &ostio__source_lustre ||
                                       registry[i] == &ostio__source_emulated))
         continue;
-      rc = registry[i]->query(path, h, out);
+      rc = ask(registry[i], path, h, out);
     }
   }
-  if (rc == 0 && !(*out)->source[0])
-    snprintf((*out)->source, sizeof (*out)->source, "unknown");
   return explain_missing(path, rc);
 }
 

@@ -235,13 +235,14 @@ int ostio_close(ostio_file **fhp)
   if (!fhp || !*fhp) return ostio__fail(OSTIO_EINVAL, "ostio_close: NULL handle");
   ostio_file *fh = *fhp;
   *fhp = NULL;
-  const ostio__comp *c0 = &fh->layout->comp[0];
+  /* A kind without a layout (log) reports none, named by the kind. */
+  const ostio__comp none = {0}, *c0 = fh->layout ? &fh->layout->comp[0] : &none;
   char strat[32];
   ostio__hints_format(&fh->hints, ostio__hints_index("ostio_strategy"), strat, sizeof strat);
   ostio__stats_info info = {
     .path = fh->path, .nprocs = fh->nprocs, .stripe_count = c0->stripe_count,
-    .stripe_size = c0->stripe_size, .ncomponents = fh->layout->ncomp,
-    .layout_source = fh->layout->source, .strategy = strat, .hints = &fh->hints,
+    .stripe_size = c0->stripe_size, .ncomponents = fh->layout ? fh->layout->ncomp : 0,
+    .layout_source = fh->layout ? fh->layout->source : fh->kind->name, .strategy = strat, .hints = &fh->hints,
   };
   int rc = ostio__stats_report(fh->comm, &fh->stats, &info, getenv("OSTIO_STATS"));
   ostio__io_fini(&fh->io);

@@ -73,6 +73,8 @@ int ostio__hints_apply_env(ostio__hints *h, const char *path, const char *env);
 int ostio__hints_from_info(ostio__hints *h, MPI_Info info);
 /* init + info + getenv("OSTIO_HINTS") for path. */
 int ostio__hints_resolve(const char *path, MPI_Info info, ostio__hints *h);
+/* Every key of h with its value, as a new MPI_Info (ostio_hints_effective). */
+int ostio__hints_to_info(const ostio__hints *h, MPI_Info *effective);
 /* init + getenv("OSTIO_HINTS") (for tools that run without MPI). */
 int ostio__hints_resolve_env(const char *path, ostio__hints *h);
 

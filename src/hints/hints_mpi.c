@@ -1,5 +1,7 @@
 /* The MPI side of the hints: reading an MPI_Info, resolving the effective
- * hints of a file, and ostio_hints_effective(). MPI-3 calls only. */
+ * hints of a file, and the MPI_Info of ostio_hints_effective() (whose checks
+ * are in src/file/hints_effective.c: they need the strategy registry). MPI-3
+ * calls only. */
 #include "hints/hints.h"
 
 #include <stdlib.h>
@@ -72,27 +74,15 @@ int ostio__hints_resolve(const char *path, MPI_Info info, ostio__hints *h)
   return rc;
 }
 
-int ostio_hints_effective(const char *path, MPI_Info info, MPI_Info *effective)
+int ostio__hints_to_info(const ostio__hints *h, MPI_Info *effective)
 {
-  if (!effective) return ostio__fail(OSTIO_EINVAL, "ostio_hints_effective: null output");
   *effective = MPI_INFO_NULL;
-  if (!path) return ostio__fail(OSTIO_EINVAL, "ostio_hints_effective: null path");
-  int inited = 0, finalized = 0;
-  MPI_Initialized(&inited);
-  MPI_Finalized(&finalized);
-  if (!inited || finalized)
-    return ostio__fail(OSTIO_EMPI, "ostio_hints_effective: MPI is not initialized");
-
-  ostio__hints h;
-  int rc = ostio__hints_resolve(path, info, &h);
-  if (rc != 0) return rc;
-
   MPI_Info out = MPI_INFO_NULL;
-  int mrc = MPI_Info_create(&out);
+  int rc = 0, mrc = MPI_Info_create(&out);
   if (mrc != MPI_SUCCESS) return mpi_fail(mrc, "MPI_Info_create");
   char value[MPI_MAX_INFO_VAL + 1];
   for (int i = 0; i < ostio__hints_count() && rc == 0; i++) {
-    rc = ostio__hints_format(&h, i, value, sizeof value);
+    rc = ostio__hints_format(h, i, value, sizeof value);
     if (rc == 0) {
       mrc = MPI_Info_set(out, ostio__hints_key(i), value);
       if (mrc != MPI_SUCCESS) rc = mpi_fail(mrc, "MPI_Info_set");

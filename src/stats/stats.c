@@ -209,8 +209,12 @@ int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_i
   put_plain(&s, info->path);
   ostio__sbuf_put(&s, "\n  ranks %d, strategy hint ", r->nprocs);
   put_plain(&s, info->strategy);
-  ostio__sbuf_put(&s, "\n  layout %d x %" PRId64 " B, %d component%s, source ", info->stripe_count,
-      info->stripe_size, info->ncomponents, info->ncomponents == 1 ? "" : "s");
+  if (info->ncomponents > 0)
+    ostio__sbuf_put(&s, "\n  layout %d x %" PRId64 " B, %d component%s, source ",
+                    info->stripe_count, info->stripe_size, info->ncomponents,
+                    info->ncomponents == 1 ? "" : "s");
+  else /* a log container: its bytes are in per-writer logs, not striped */
+    ostio__sbuf_put(&s, "\n  layout none, source ");
   put_plain(&s, info->layout_source);
   ostio__sbuf_put(&s, "\n");
   if (info->hints && info->hints->nunknown > 0) {
