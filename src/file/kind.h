@@ -7,8 +7,10 @@
  * The struct lives in src/file, not src/container: its file-layer calls take
  * an open ostio_file (MPI) and src/container stays MPI-free (the CLI and the
  * preload library use it). The tool hooks at the end take a path and no MPI,
- * so the CLI and the preload backend can dispatch through the same table
- * (their functions sit in MPI-free files in the kinds' folders).
+ * so the CLI dispatches through this table (their functions sit in MPI-free
+ * files in the kinds' folders). The preload library, which has no MPI and
+ * so cannot link this table, uses the kinds' process ops instead
+ * (src/container/store.h), a second table keyed by the same names. 
  *
  * Conventions for every call below. NULL means "not supported": the file
  * layer answers OSTIO_ENOTSUP naming the kind and the call. "Collective"
