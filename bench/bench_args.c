@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "bench.h"
+#include "container/store.h"
 #include "engine/strategy.h"
+#include "file/kind.h"
 
 static int usage_err(char *err, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -21,6 +23,19 @@ static int usage_err(char *err, size_t cap, const char *fmt, ...)
   if (err && cap) vsnprintf(err, cap, fmt, ap);
   va_end(ap);
   return OB_EUSAGE;
+}
+
+/* The registry's kinds as "a, b or c" into buf (--container's choices). */
+static const char *kind_list(char *buf, size_t cap)
+{
+  size_t n = ostio__kind_count(), len = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < n && len < cap; i++) {
+    const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
+    int w = snprintf(buf + len, cap - len, "%s%s", sep, ostio__kind_at(i)->name);
+    len += w > 0 ? (size_t)w : 0;
+  }
+  return buf;
 }
 
 void ob_config_defaults(ob_config *c)
@@ -226,9 +241,11 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
       if ((rc = parse_count(a, v, 1, &fnxb, err, cap))) return rc;
       if (fnxb > 4096) return usage_err(err, cap, "--flash-nxb: at most 4096");
     } else if (!strcmp(a, "--container")) {
-      if (strcmp(v, "plain") && strcmp(v, "striped") && strcmp(v, "log"))
-        return usage_err(err, cap, "--container: \"%s\" is not a container kind; use plain, "
-                         "striped or log", v);
+      if (!ostio__kind_find(v)) {
+        char kinds[256];
+        return usage_err(err, cap, "--container: \"%s\" is not a container kind; use %s", v,
+                         kind_list(kinds, sizeof kinds));
+      }
       snprintf(c->container, sizeof c->container, "%s", v);
     } else if (!strcmp(a, "--seed")) {
       if ((rc = parse_count(a, v, 0, &seed, err, cap))) return rc;
@@ -244,7 +261,7 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
     return usage_err(err, cap, "-R: verifying the read needs a read phase (-r)");
   if ((fblocks > 0 || fnxb > 0) && kind != OB_PAT_FLASH)
     return usage_err(err, cap, "%s: only with -p flash", fblocks > 0 ? "--flash-blocks" : "--flash-nxb");
-  if (strcmp(c->container, "plain")) {
+  if (ostio__store_find(c->container)) { /* a kind with a store is a container */
     int any = 0;
     for (int i = 0; i < c->napis; i++) any |= c->apis[i].kind == OB_API_OSTIO;
     if (!any)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "container/store.h"
 
 typedef struct side {                 /* one plan (what this rank writes or reads) */
   ob_plan plan;
@@ -87,7 +88,8 @@ static MPI_Info make_info(const ob_config *c, const ob_api *api)
   }
   if (api->kind == OB_API_OSTIO) {
     MPI_Info_set(info, "ostio_strategy", api->strategy);
-    if (strcmp(c->container, "plain")) MPI_Info_set(info, "ostio_container", c->container);
+    /* A kind with a store is a container; the default (plain) needs no hint. */
+    if (ostio__store_find(c->container)) MPI_Info_set(info, "ostio_container", c->container);
   }
   return info;
 }
@@ -370,7 +372,7 @@ static void remove_file(run *x)
  * file directly, so -W checks the bytes independently of ostio. */
 static int is_container(const run *x)
 {
-  return x->api->kind == OB_API_OSTIO && strcmp(x->c->container, "plain") != 0;
+  return x->api->kind == OB_API_OSTIO && ostio__store_find(x->c->container) != NULL;
 }
 
 static int range_io(ostio_file *ofh, int fd, int write, uint8_t *b, int64_t len, int64_t off)

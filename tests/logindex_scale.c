@@ -43,7 +43,7 @@ int main(int argc, char **argv)
   char dir[512], path[600];
   if (tu_tmpdir(dir, sizeof dir, "logscale") < 0) return 1;
   snprintf(path, sizeof path, "%s/c", dir);
-  ostio__ctr_params p = {.kind = OSTIO__CTR_KIND_LOG, .hostdirs = 1};
+  ostio__ctr_params p = {.kind = &ostio__ctr_log, .hostdirs = 1};
   snprintf(p.requested, sizeof p.requested, "scale");
   int created = 0, rc = ostio__ctr_create(path, &p, 1, &created);
   ostio__logdir *d = NULL;

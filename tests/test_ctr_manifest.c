@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "container/container.h"
+#include "container/store.h"
 #include "testutil.h"
 
 static int has(const char *s) { return strstr(ostio_last_error(), s) != NULL; }
@@ -15,7 +16,7 @@ static void sample(ostio__manifest *m, int32_t k)
 {
   memset(m, 0, sizeof *m);
   m->version = 1;
-  m->kind = OSTIO__CTR_KIND_STRIPED;
+  m->kind = &ostio__ctr_striped;
   snprintf(m->byte_order, sizeof m->byte_order, "little");
   snprintf(m->created, sizeof m->created, "2026-01-02T03:04:05Z");
   snprintf(m->created_by, sizeof m->created_by, "host=n1 pid=42 ostio=0.1.0");
@@ -52,7 +53,7 @@ static void test_round_trip(void)
     CHECK(strncmp(t, "ostio-container 1\nkind striped\n", 31) == 0);
     CHECKF(ostio__manifest_parse(t, n, "M", &back) == 0, "k=%d: %s", (int)k, ostio_last_error());
     CHECK(back.nobjects == k && back.stripe_size == m.stripe_size &&
-          back.kind == OSTIO__CTR_KIND_STRIPED && back.version == 1);
+          back.kind == &ostio__ctr_striped && back.version == 1);
     CHECK(!strcmp(back.created, m.created) && !strcmp(back.created_by, m.created_by) &&
           !strcmp(back.requested, m.requested) && !strcmp(back.byte_order, "little"));
     for (int32_t i = 0; i < k; i++) CHECK(!strcmp(back.names[i], m.names[i]));

@@ -379,7 +379,7 @@ static int build_bases(void)
   }
   {
     snprintf(p, sizeof p, "%s/log3", bases);
-    ostio__ctr_params lp = {.kind = OSTIO__CTR_KIND_LOG, .hostdirs = 3};
+    ostio__ctr_params lp = {.kind = &ostio__ctr_log, .hostdirs = 3};
     snprintf(lp.requested, sizeof lp.requested, "hostdirs=3 (fuzz) writers=rank");
     int made = 0;
     rc |= ostio__ctr_create(p, &lp, 1, &made);

@@ -31,7 +31,7 @@ static const char *helper; /* log_crash_writer, when given */
 
 static int make(const char *path, int32_t hostdirs)
 {
-  ostio__ctr_params p = {.kind = OSTIO__CTR_KIND_LOG, .hostdirs = hostdirs};
+  ostio__ctr_params p = {.kind = &ostio__ctr_log, .hostdirs = hostdirs};
   snprintf(p.requested, sizeof p.requested, "test");
   int created = 0;
   return ostio__ctr_create(path, &p, 1, &created);

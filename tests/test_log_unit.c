@@ -210,7 +210,7 @@ static void log_manifest(ostio__manifest *m)
 {
   memset(m, 0, sizeof *m);
   m->version = 1;
-  m->kind = OSTIO__CTR_KIND_LOG;
+  m->kind = &ostio__ctr_log;
   snprintf(m->created, sizeof m->created, "2026-11-21T13:00:00Z");
   snprintf(m->created_by, sizeof m->created_by, "host=n1 pid=1 ostio=0.1.0");
   snprintf(m->requested, sizeof m->requested, "hostdirs=3");
@@ -237,7 +237,7 @@ static void test_manifest_names(void)
   log_manifest(&m);
   CHECK(ostio__manifest_format(&m, &t, &n) == 0);
   CHECK(t && strstr(t, "kind log\n") && strstr(t, "hostdirs 3\nwriters rank\n"));
-  CHECK(ostio__manifest_parse(t, n, "M", &back) == 0 && back.kind == OSTIO__CTR_KIND_LOG &&
+  CHECK(ostio__manifest_parse(t, n, "M", &back) == 0 && back.kind == &ostio__ctr_log &&
         back.hostdirs == 3 && back.writers == OSTIO__LOG_WRITERS_RANK);
   free(t);
   const char *head = "ostio-container 1\nkind log\nbyte_order little\ncreated t\ncreated_by x\n"

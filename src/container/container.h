@@ -4,9 +4,12 @@
  * calls. See docs/container-format.md (the on-disk format) and
  * docs/containers.md (the rules and why).
  *
- *   manifest.c  pure: parse / format / validate the manifest text, checksum
+ *   manifest.c  pure: parse / format / validate the manifest text, checksum;
+ *               kind-neutral (a kind's keys are its ostio__ctr_kind's)
  *   sizerec.c   the size record ostio.size: pure codec, atomic write, read
- *   striped.c   create (race-free), open, sizes, set_size, sync, close, remove
+ *   ctr_dir.c   kind-neutral: create (race-free), read the manifest, kind, remove
+ *   striped/    the striped kind: its manifest keys, open, sizes, set_size, sync,
+ *               close, check; log/ the log kind (log.h)
  *   ctr_check.c the consistency check behind `ostio container check`
  *   flatten.c   container -> plain file through the collective API (MPI) */
 #ifndef OSTIO_CONTAINER_CONTAINER_H
@@ -28,10 +31,8 @@
 #define OSTIO__CTR_NAME_MAX 64
 
 /* Kinds share the header (magic, version, kind) and the common keys; each
- * kind adds its own keys. Issue 6 adds a log kind. */
-typedef enum {
-  OSTIO__CTR_KIND_NONE = 0, OSTIO__CTR_KIND_STRIPED, OSTIO__CTR_KIND_LOG
-} ostio__ctr_kind;
+ * kind adds its own keys, described by its ostio__ctr_kind below. */
+struct ostio__ctr_kind;
 
 /* Log containers (issue 6; log.h): who owns a data log. */
 typedef enum { OSTIO__LOG_WRITERS_RANK = 0, OSTIO__LOG_WRITERS_NODE } ostio__log_writers;
@@ -39,7 +40,7 @@ typedef enum { OSTIO__LOG_WRITERS_RANK = 0, OSTIO__LOG_WRITERS_NODE } ostio__log
 
 typedef struct ostio__manifest {
   int version;                       /* format version read (1)               */
-  int kind;                          /* ostio__ctr_kind                        */
+  const struct ostio__ctr_kind *kind; /* the kind named by the manifest       */
   char byte_order[8];                /* "little"                               */
   char created[64];                  /* UTC, ISO 8601                          */
   char created_by[256];              /* host=.. pid=.. ostio=..                */
@@ -56,11 +57,19 @@ typedef struct ostio__manifest {
 /* ---- manifest.c (pure) ---------------------------------------------------- */
 /* FNV-1a 64 of len bytes. */
 uint64_t ostio__fnv1a64(const void *data, size_t len);
-/* Parses and validates the manifest text buf[0..len). what names it in
- * errors (the file path). OSTIO_EFORMAT with "WHAT line N: what was wrong;
- * what is accepted"; m is zeroed on failure. */
+/* The kinds a parser knows: i = 0, 1, ... until NULL. */
+typedef const struct ostio__ctr_kind *(*ostio__ctr_kind_at)(size_t i);
+/* Parses and validates the manifest text buf[0..len), its kind looked up by
+ * name among at(0), at(1), ... (the kind validates its own keys). what names
+ * it in errors (the file path). OSTIO_EFORMAT with "WHAT line N: what was
+ * wrong; what is accepted"; m is zeroed on failure. */
+int ostio__manifest_parse_with(const char *buf, size_t len, const char *what,
+                               ostio__ctr_kind_at at, ostio__manifest *m);
+/* The same against every kind in the registry (defined in stores.c, the
+ * registry, so that manifest.c stays below the kinds). */
 int ostio__manifest_parse(const char *buf, size_t len, const char *what, ostio__manifest *m);
-/* Encodes m (validated first) with its checksum line. *text is malloc'ed. */
+/* Encodes m (validated first: m->kind validates its own fields) with its
+ * checksum line. *text is malloc'ed. */
 int ostio__manifest_format(const ostio__manifest *m, char **text, size_t *len);
 void ostio__manifest_free(ostio__manifest *m);
 /* 1 when name is an acceptable object file name (see the format doc). */
@@ -71,8 +80,53 @@ int ostio__ctr_seal(const char *body, size_t len, char **text, size_t *outlen);
 /* Checks that the last line of buf is a valid checksum line over the bytes
  * before it; *body_len receives their count. OSTIO_EFORMAT naming what. */
 int ostio__ctr_verify_seal(const char *buf, size_t len, const char *what, size_t *body_len);
-/* Name of a kind ("striped", "log"), "?" for others. */
-const char *ostio__ctr_kind_name(int kind);
+
+/* ---- a kind's manifest keys, creation, check and removal --------------------
+ * One per container kind, filled with designated initializers in the kind's
+ * folder (striped/striped_manifest.c, log/log_manifest.c) and reached by its
+ * name through the store registry (store.h: ostio__store_ops.ctr), so the
+ * shared code here has no kind branch. Every hook is required. */
+typedef struct ostio__mparse ostio__mparse;  /* manifest.c's parse state */
+struct ostio__sbuf;
+struct ostio__ctr_params;
+typedef void (*ostio__ctr_report)(void *arg, const char *problem);
+typedef struct ostio__ctr_kind {
+  const char *name;                  /* the manifest's "kind NAME"             */
+  const char *keys;                  /* its keys, for "unknown key" errors     */
+  /* One "KEY VALUE" line that is not a common key: 0 when it took it, 1 when
+   * it is not this kind's key, < 0 (ostio__mparse_bad) when it is bad. */
+  int (*key)(ostio__mparse *s, ostio__manifest *m, const char *key, char *value);
+  /* After the last line: every key this kind needs was given. */
+  int (*finish)(const ostio__mparse *s, const ostio__manifest *m);
+  /* Validates m's kind fields and appends this kind's lines to b. */
+  int (*format)(const ostio__manifest *m, struct ostio__sbuf *b);
+  /* Creation: p valid for this kind (path names it in errors); then the
+   * kind's fields of the new manifest from p (object names included). */
+  int (*check_params)(const char *path, const struct ostio__ctr_params *p);
+  int (*fill)(const struct ostio__ctr_params *p, ostio__manifest *m);
+  /* `ostio container check` after the manifest (m, parsed from dirfd) is
+   * valid: each problem to report; their count, or < 0. */
+  int (*check)(const char *path, int dirfd, const ostio__manifest *m,
+               ostio__ctr_report report, void *arg);
+  /* Removes the container whose valid manifest is m: the kind's own files,
+   * the size record, the manifest and the directory. */
+  int (*remove)(const char *path, int dirfd, const ostio__manifest *m);
+} ostio__ctr_kind;
+
+/* For a kind's key and finish hooks (manifest.c). bad: OSTIO_EFORMAT "WHAT
+ * line N: ..."; missing: OSTIO_EFORMAT "WHAT: ..." (no line). */
+int ostio__mparse_bad(const ostio__mparse *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int ostio__mparse_missing(const ostio__mparse *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Strict decimal in [lo, hi] (no sign, no leading zero): 0, or -1. */
+int ostio__mparse_num(const char *v, int64_t lo, int64_t hi, int64_t *out);
+/* Kind key number slot (0..15, the kind's own numbering) named key is seen:
+ * "given twice" the second time. seen: 1 when it was. */
+int ostio__mparse_once(ostio__mparse *s, int slot, const char *key);
+int ostio__mparse_seen(const ostio__mparse *s, int slot);
+/* The kind a new container gets when its creator names none (stores.c). */
+const ostio__ctr_kind *ostio__ctr_kind_default(void);
 
 /* ---- sizerec.c ---------------------------------------------------------------
  * ostio.size: "ostio-size 1", "state clean|open", "size N", checksum; a log
@@ -104,7 +158,7 @@ int64_t ostio__striped_objsize(int64_t stripe_size, int32_t k, int32_t obj, int6
 
 /* What a new container gets. */
 typedef struct ostio__ctr_params {
-  int kind;                          /* 0 or OSTIO__CTR_KIND_STRIPED; or LOG   */
+  const ostio__ctr_kind *kind;       /* NULL: ostio__ctr_kind_default()       */
   int32_t hostdirs;                  /* log: 1..1000                           */
   int writers;                       /* log: ostio__log_writers                */
   int32_t nobjects;                  /* K >= 1                                 */
@@ -130,9 +184,10 @@ typedef struct ostio__ctr {
 
 /* 1 when path is a directory holding ostio.manifest, 0 otherwise. */
 int ostio__ctr_is_container(const char *path);
-/* The kind of the container at path (its manifest parsed and validated). */
-int ostio__ctr_kind_of(const char *path, int *kind);
-/* Creates path as a container of p->kind (striped when 0), race-free: built under a temporary
+/* The kind name of the container at path (its manifest parsed and
+ * validated); *name is static. ctr_dir.c, as create, read_manifest, remove. */
+int ostio__ctr_kind_of(const char *path, const char **name);
+/* Creates path as a container of p->kind (the default when NULL), race-free: built under a temporary
  * sibling name and renamed into place. When path appeared meanwhile (another
  * creator won) the temporary directory is removed and *created is 0; with
  * excl that is OSTIO_EEXIST. An existing path that is not a container is
@@ -160,21 +215,26 @@ int ostio__ctr_close(ostio__ctr **c, int clean);
 /* The container's layout: RAID0, K x S, source "container"; OST of object i
  * is i off Lustre, the object's own OST on Lustre. */
 int ostio__ctr_layout(const ostio__ctr *c, ostio_layout **out);
-/* Removes a container directory: its manifest-named objects, the size
- * record, the manifest and the directory; nothing else is touched (a foreign
- * file left inside makes it OSTIO_ENOTEMPTY). */
+/* Removes a container directory through its kind: its own files (objects,
+ * logs), the size record, the manifest and the directory; nothing else is
+ * touched (a foreign file left inside makes it OSTIO_ENOTEMPTY). A damaged
+ * manifest: OSTIO_EFORMAT, nothing removed. */
 int ostio__ctr_remove(const char *path);
+/* The striped kind's removal (its remove hook; striped.c). */
+int ostio__striped_remove(const char *path, int dirfd, const ostio__manifest *m);
 
 /* ---- ctr_check.c -------------------------------------------------------------
  * Every problem found is passed to report (one sentence each). Returns the
  * number of problems (0 = clean) or a negative code when the container
  * cannot be read at all (then nothing was reported). */
-typedef void (*ostio__ctr_report)(void *arg, const char *problem);
 /* Formats one finding and passes it to report (when not NULL); returns 1,
  * so callers can count findings with `n += ostio__ctr_say(...)`. */
 int ostio__ctr_say(ostio__ctr_report report, void *arg, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int ostio__ctr_check(const char *path, ostio__ctr_report report, void *arg);
+/* The striped kind's check hook (striped/striped_check.c). */
+int ostio__striped_check(const char *path, int dirfd, const ostio__manifest *m,
+                         ostio__ctr_report report, void *arg);
 /* Object o holding `have` bytes against its share of a clean size (striped.c):
  * 1 when it is shorter (lost data: a clean close leaves every object exactly
  * its share), with out->want its share, out->lost the missing bytes and

@@ -7,8 +7,10 @@
  *   checksum fnv1a64 HEX     last line: FNV-1a 64 of every byte before it
  *
  * The header (magic, version, kind) and the common keys are parsed here
- * once; a kind contributes a key handler and a final check (the striped
- * kind below; issue 6 adds log). See docs/container-format.md. */
+ * once; the kind's ostio__ctr_kind (in its folder) takes its own keys line
+ * by line, checks them at the end and formats them, so this file names no
+ * kind. The caller gives the kinds to look the name up in (stores.c: the
+ * registry's). See docs/container-format.md. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,11 +33,6 @@ uint64_t ostio__fnv1a64(const void *data, size_t len)
     h *= UINT64_C(0x100000001b3);
   }
   return h;
-}
-
-const char *ostio__ctr_kind_name(int kind)
-{
-  return kind == OSTIO__CTR_KIND_STRIPED ? "striped" : kind == OSTIO__CTR_KIND_LOG ? "log" : "?";
 }
 
 int ostio__ctr_name_ok(const char *name)
@@ -99,27 +96,42 @@ int ostio__ctr_verify_seal(const char *buf, size_t len, const char *what, size_t
 
 /* ---- parsing ------------------------------------------------------------- */
 
-typedef struct pstate {
+struct ostio__mparse {
   const char *what;
   int line;
-  ostio__manifest *m;
-  unsigned seen;            /* bit per key */
-  unsigned char *have;      /* striped: object index seen */
-} pstate;
+  unsigned seen;            /* bit per common key (0..3), kind key slot (16..31) */
+};
+typedef ostio__mparse pstate;
 
-static int bad(const pstate *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int bad(const pstate *s, const char *fmt, ...)
+static int vbad(const pstate *s, int line, const char *fmt, va_list ap)
 {
   char msg[400];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
+  if (!line) return ostio__fail(OSTIO_EFORMAT, "%s: %s", s->what, msg);
   return ostio__fail(OSTIO_EFORMAT, "%s line %d: %s", s->what, s->line, msg);
 }
 
+int ostio__mparse_bad(const pstate *s, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = vbad(s, 1, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+#define bad ostio__mparse_bad
+
+int ostio__mparse_missing(const pstate *s, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = vbad(s, 0, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
 /* Strict decimal in [lo, hi]. */
-static int num(const char *v, int64_t lo, int64_t hi, int64_t *out)
+int ostio__mparse_num(const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
   if (!*v || strlen(v) > 19) return -1;
   int64_t x = 0;
@@ -133,6 +145,7 @@ static int num(const char *v, int64_t lo, int64_t hi, int64_t *out)
   *out = x;
   return 0;
 }
+#define num ostio__mparse_num
 
 static int text_value(const pstate *s, const char *key, const char *v, char *dst, size_t cap)
 {
@@ -146,134 +159,32 @@ static int text_value(const pstate *s, const char *key, const char *v, char *dst
   return 0;
 }
 
-enum { K_BYTE_ORDER, K_CREATED, K_CREATED_BY, K_REQUESTED, K_STRIPE_SIZE, K_OBJECTS,
-       K_HOSTDIRS, K_WRITERS };
-static const char *const key_names[] = {"byte_order", "created", "created_by", "requested",
-                                        "stripe_size", "objects", "hostdirs", "writers"};
-#define NCOMMON 4
+enum { K_BYTE_ORDER, K_CREATED, K_CREATED_BY, K_REQUESTED, NCOMMON };
+static const char *const key_names[] = {"byte_order", "created", "created_by", "requested"};
+#define KIND_SLOT0 16 /* the kind's slots follow the common keys' bits */
 
-static int once(pstate *s, int k)
+static int once(pstate *s, int bit, const char *key)
 {
-  if (s->seen & (1u << k)) return bad(s, "key \"%s\" given twice", key_names[k]);
-  s->seen |= 1u << k;
+  if (s->seen & (1u << bit)) return bad(s, "key \"%s\" given twice", key);
+  s->seen |= 1u << bit;
   return 0;
 }
 
-/* The striped kind's keys: stripe_size, objects, object I NAME. */
-static int striped_key(pstate *s, const char *key, char *v)
+int ostio__mparse_once(pstate *s, int slot, const char *key)
 {
-  ostio__manifest *m = s->m;
-  int64_t x;
-  if (!strcmp(key, "stripe_size")) {
-    int rc = once(s, K_STRIPE_SIZE);
-    if (rc < 0) return rc;
-    if (num(v, 1, OSTIO__CTR_STRIPE_MAX, &x) < 0 || x % OSTIO__CTR_STRIPE_UNIT)
-      return bad(s, "stripe_size \"%.40s\": expected a multiple of 65536 (64 KiB) from 65536 "
-                 "to 4294901760", v);
-    m->stripe_size = x;
-    return 0;
-  }
-  if (!strcmp(key, "objects")) {
-    int rc = once(s, K_OBJECTS);
-    if (rc < 0) return rc;
-    if (num(v, 1, OSTIO__CTR_MAX_OBJECTS, &x) < 0)
-      return bad(s, "objects \"%.40s\": expected an object count from 1 to %s", v, "2000");
-    m->nobjects = (int32_t)x;
-    m->names = calloc((size_t)x, sizeof *m->names);
-    s->have = calloc((size_t)x, 1);
-    if (!m->names || !s->have) return ostio__fail(OSTIO_ENOMEM, "out of memory");
-    return 0;
-  }
-  if (!strcmp(key, "object")) {
-    if (!(s->seen & (1u << K_OBJECTS)))
-      return bad(s, "\"object\" before \"objects\": the object count must come first");
-    char *name = strchr(v, ' ');
-    if (!name) return bad(s, "\"object %.40s\": expected \"object INDEX NAME\"", v);
-    *name++ = '\0';
-    char lim[16];
-    snprintf(lim, sizeof lim, "%d", (int)m->nobjects - 1);
-    if (num(v, 0, m->nobjects - 1, &x) < 0)
-      return bad(s, "object index \"%.40s\": expected 0 to %s", v, lim);
-    if (s->have[x]) return bad(s, "object %s listed twice", v);
-    if (!ostio__ctr_name_ok(name))
-      return bad(s, "object file name \"%.80s\": expected 1 to 64 of A-Z a-z 0-9 . _ -, not "
-                 "starting with '.' or \"ostio.\" (no '/', no \"..\")", name);
-    for (int32_t i = 0; i < m->nobjects; i++)
-      if (m->names[i] && !strcmp(m->names[i], name))
-        return bad(s, "object file name \"%.80s\" is used twice; each object needs its own "
-                   "file", name);
-    if (!(m->names[x] = strdup(name))) return ostio__fail(OSTIO_ENOMEM, "out of memory");
-    s->have[x] = 1;
-    return 0;
-  }
-  return 1; /* not a striped key */
+  return once(s, KIND_SLOT0 + slot, key);
 }
 
-static int striped_finish(pstate *s)
+int ostio__mparse_seen(const pstate *s, int slot)
 {
-  for (int k = K_STRIPE_SIZE; k <= K_OBJECTS; k++)
-    if (!(s->seen & (1u << k)))
-      return ostio__fail(OSTIO_EFORMAT, "%s: key \"%s\" is missing; a striped manifest needs "
-                         "stripe_size, objects and one object line per object", s->what,
-                         key_names[k]);
-  for (int32_t i = 0; i < s->m->nobjects; i++)
-    if (!s->have[i])
-      return ostio__fail(OSTIO_EFORMAT, "%s: no \"object %d NAME\" line; every object from 0 "
-                         "to %d needs one", s->what, (int)i, (int)s->m->nobjects - 1);
-  return 0;
+  return !!(s->seen & (1u << (KIND_SLOT0 + slot)));
 }
 
-/* The log kind's keys (issue 6): hostdirs N, writers rank|node. */
-static int log_key(pstate *s, const char *key, char *v)
+static int common_key(pstate *s, ostio__manifest *m, const char *key, const char *v)
 {
-  int64_t x;
-  if (!strcmp(key, "hostdirs")) {
-    int rc = once(s, K_HOSTDIRS);
-    if (rc < 0) return rc;
-    if (num(v, 1, OSTIO__LOG_HOSTDIRS_MAX, &x) < 0)
-      return bad(s, "hostdirs \"%.40s\": expected a count of subdirectories from 1 to %s", v,
-                 "1000");
-    s->m->hostdirs = (int32_t)x;
-    return 0;
-  }
-  if (!strcmp(key, "writers")) {
-    int rc = once(s, K_WRITERS);
-    if (rc < 0) return rc;
-    if (strcmp(v, "rank") && strcmp(v, "node"))
-      return bad(s, "writers \"%.40s\": expected \"rank\" (one data log per rank) or "
-                 "\"node\" (one per node)", v);
-    s->m->writers = strcmp(v, "rank") ? OSTIO__LOG_WRITERS_NODE : OSTIO__LOG_WRITERS_RANK;
-    return 0;
-  }
-  return 1;
-}
-
-static int log_finish(pstate *s)
-{
-  for (int k = K_HOSTDIRS; k <= K_WRITERS; k++)
-    if (!(s->seen & (1u << k)))
-      return ostio__fail(OSTIO_EFORMAT, "%s: key \"%s\" is missing; a log manifest needs "
-                         "hostdirs and writers", s->what, key_names[k]);
-  return 0;
-}
-
-/* Kinds: name, key handler (1 = not mine), final check. */
-static const struct kind_ops {
-  const char *name;
-  int (*key)(pstate *s, const char *key, char *value);
-  int (*finish)(pstate *s);
-} kinds[] = {
-  [OSTIO__CTR_KIND_STRIPED] = {"striped", striped_key, striped_finish},
-  [OSTIO__CTR_KIND_LOG] = {"log", log_key, log_finish},
-};
-#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
-
-static int common_key(pstate *s, const char *key, const char *v)
-{
-  ostio__manifest *m = s->m;
   for (int k = 0; k < NCOMMON; k++) {
     if (strcmp(key, key_names[k])) continue;
-    int rc = once(s, k);
+    int rc = once(s, k, key_names[k]);
     if (rc < 0) return rc;
     if (k == K_BYTE_ORDER) {
       if (strcmp(v, "little"))
@@ -288,8 +199,8 @@ static int common_key(pstate *s, const char *key, const char *v)
   return 1;
 }
 
-/* Line 1 (magic, version) and line 2 (kind). */
-static int header(pstate *s, char *l1, char *l2)
+/* Line 1: magic and version. */
+static int header_version(pstate *s, ostio__manifest *m, const char *l1)
 {
   const size_t ml = sizeof OSTIO__CTR_MAGIC - 1;
   s->line = 1;
@@ -304,19 +215,30 @@ static int header(pstate *s, char *l1, char *l2)
     return ostio__fail(OSTIO_EFORMAT, "%s: container format version %lld is newer than "
                        "this ostio %s reads (version %d); upgrade ostio to open it", s->what,
                        (long long)v, ostio_version_string(), OSTIO__CTR_VERSION);
-  s->m->version = (int)v;
-  s->line = 2;
-  if (!l2 || strncmp(l2, "kind ", 5))
-    return bad(s, "expected \"kind KIND\" as the second line (kinds: %s)", "striped, log");
-  for (int k = 1; k < NKINDS; k++)
-    if (kinds[k].name && !strcmp(l2 + 5, kinds[k].name)) {
-      s->m->kind = k;
-      return 0;
-    }
-  return bad(s, "unknown kind \"%.40s\"; this ostio knows: %s", l2 + 5, "striped, log");
+  m->version = (int)v;
+  return 0;
 }
 
-static int parse_body(pstate *s, char *body)
+/* Line 2: the kind, by name among at(0), at(1), ...; errors list them. */
+static int header_kind(pstate *s, ostio__manifest *m, const char *l2, ostio__ctr_kind_at at)
+{
+  char known[256] = "";
+  const ostio__ctr_kind *k;
+  for (size_t i = 0; (k = at(i)); i++) {
+    if (l2 && !strncmp(l2, "kind ", 5) && !strcmp(l2 + 5, k->name)) {
+      m->kind = k;
+      return 0;
+    }
+    size_t n = strlen(known);
+    snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "", k->name);
+  }
+  s->line = 2;
+  if (!l2 || strncmp(l2, "kind ", 5))
+    return bad(s, "expected \"kind KIND\" as the second line (kinds: %s)", known);
+  return bad(s, "unknown kind \"%.40s\"; this ostio knows: %s", l2 + 5, known);
+}
+
+static int parse_body(pstate *s, ostio__manifest *m, char *body, ostio__ctr_kind_at at)
 {
   char *lines[2] = {NULL, NULL};
   char *p = body, *nl;
@@ -327,8 +249,9 @@ static int parse_body(pstate *s, char *body)
     lines[i] = p;
     p = nl + 1;
   }
-  if ((rc = header(s, lines[0], lines[1])) < 0) return rc;
-  const struct kind_ops *kind = &kinds[s->m->kind];
+  if ((rc = header_version(s, m, lines[0])) < 0) return rc;
+  if ((rc = header_kind(s, m, lines[1], at)) < 0) return rc;
+  const ostio__ctr_kind *kind = m->kind;
   for (s->line = 3; *p; s->line++, p = nl + 1) {
     nl = strchr(p, '\n');
     *nl = '\0';
@@ -336,24 +259,23 @@ static int parse_body(pstate *s, char *body)
     if (!sp || sp == p || !sp[1])
       return bad(s, "\"%.60s\": expected \"KEY VALUE\"", p);
     *sp = '\0';
-    if ((rc = common_key(s, p, sp + 1)) < 0) return rc;
+    if ((rc = common_key(s, m, p, sp + 1)) < 0) return rc;
     if (rc == 0) continue;
-    if ((rc = kind->key(s, p, sp + 1)) < 0) return rc;
+    if ((rc = kind->key(s, m, p, sp + 1)) < 0) return rc;
     if (rc == 1)
       return bad(s, "unknown key \"%.40s\"; a %s manifest of version 1 has byte_order, "
-                 "created, created_by, requested and %s", p, kind->name,
-                 s->m->kind == OSTIO__CTR_KIND_LOG ? "hostdirs, writers"
-                                                   : "stripe_size, objects and object lines");
+                 "created, created_by, requested and %s", p, kind->name, kind->keys);
   }
   for (int k = 0; k < NCOMMON; k++)
     if (!(s->seen & (1u << k)))
       return ostio__fail(OSTIO_EFORMAT, "%s: key \"%s\" is missing; every manifest has "
                          "byte_order, created, created_by and requested", s->what,
                          key_names[k]);
-  return kind->finish(s);
+  return kind->finish(s, m);
 }
 
-int ostio__manifest_parse(const char *buf, size_t len, const char *what, ostio__manifest *m)
+int ostio__manifest_parse_with(const char *buf, size_t len, const char *what,
+                               ostio__ctr_kind_at at, ostio__manifest *m)
 {
   memset(m, 0, sizeof *m);
   if (!what) what = OSTIO__CTR_MANIFEST;
@@ -379,13 +301,13 @@ int ostio__manifest_parse(const char *buf, size_t len, const char *what, ostio__
     ostio__manifest tmp;
     char *copy = strndup(buf, strcspn(buf, "\n") + 1);
     if (copy) {
-      pstate s0 = {.what = what, .m = &tmp};
+      pstate s0 = {.what = what};
       memset(&tmp, 0, sizeof tmp);
       char *nl = strchr(copy, '\n');
       if (nl) *nl = '\0';
       char keep[512];
       snprintf(keep, sizeof keep, "%s", ostio_last_error());
-      int hr = header(&s0, copy, "kind striped");
+      int hr = header_version(&s0, &tmp, copy);
       if (hr >= 0) ostio__set_detail(keep);
       else rc = hr;
       free(copy);
@@ -396,9 +318,8 @@ int ostio__manifest_parse(const char *buf, size_t len, const char *what, ostio__
   if (!text) return ostio__fail(OSTIO_ENOMEM, "out of memory");
   memcpy(text, buf, body);
   text[body] = '\0';
-  pstate s = {.what = what, .m = m};
-  rc = parse_body(&s, text);
-  free(s.have);
+  pstate s = {.what = what};
+  rc = parse_body(&s, m, text, at);
   free(text);
   if (rc < 0) {
     ostio__manifest_free(m);
@@ -424,62 +345,23 @@ static int printable(const char *s)
   return 1;
 }
 
-static int format_log(const ostio__manifest *m, char **text, size_t *len)
-{
-  if (m->hostdirs < 1 || m->hostdirs > OSTIO__LOG_HOSTDIRS_MAX ||
-      (m->writers != OSTIO__LOG_WRITERS_RANK && m->writers != OSTIO__LOG_WRITERS_NODE))
-    return ostio__fail(OSTIO_EINVAL, "manifest: log container with %d hostdirs (1 to 1000) "
-                       "and writers %d (rank or node)", (int)m->hostdirs, m->writers);
-  ostio__sbuf b = {0};
-  ostio__sbuf_put(&b, "%s %d\nkind log\nbyte_order little\ncreated %s\ncreated_by %s\n"
-                  "requested %s\nhostdirs %d\nwriters %s\n", OSTIO__CTR_MAGIC,
-                  OSTIO__CTR_VERSION, m->created, m->created_by, m->requested,
-                  (int)m->hostdirs, m->writers == OSTIO__LOG_WRITERS_NODE ? "node" : "rank");
-  if (b.oom || !b.buf) {
-    free(b.buf);
-    return ostio__fail(OSTIO_ENOMEM, "out of memory formatting a manifest");
-  }
-  int rc = ostio__ctr_seal(b.buf, b.len, text, len);
-  free(b.buf);
-  return rc;
-}
-
 int ostio__manifest_format(const ostio__manifest *m, char **text, size_t *len)
 {
   *text = NULL;
   *len = 0;
-  if (m->kind != OSTIO__CTR_KIND_STRIPED && m->kind != OSTIO__CTR_KIND_LOG)
-    return ostio__fail(OSTIO_EINVAL, "manifest: unknown kind %d", m->kind);
+  if (!m->kind) return ostio__fail(OSTIO_EINVAL, "manifest: no kind");
   if (!printable(m->created) || !printable(m->created_by) || !printable(m->requested) ||
       !m->created[0] || !m->created_by[0] || !m->requested[0])
     return ostio__fail(OSTIO_EINVAL, "manifest: created, created_by and requested must be "
                        "non-empty printable ASCII");
-  if (m->kind == OSTIO__CTR_KIND_LOG) return format_log(m, text, len);
-  if (m->nobjects < 1 || m->nobjects > OSTIO__CTR_MAX_OBJECTS || !m->names)
-    return ostio__fail(OSTIO_EINVAL, "manifest: %d objects; expected 1 to %d",
-                       (int)m->nobjects, OSTIO__CTR_MAX_OBJECTS);
-  if (m->stripe_size < OSTIO__CTR_STRIPE_UNIT || m->stripe_size > OSTIO__CTR_STRIPE_MAX ||
-      m->stripe_size % OSTIO__CTR_STRIPE_UNIT)
-    return ostio__fail(OSTIO_EINVAL, "container stripe size %lld: expected a multiple of "
-                       "64 KiB from 64 KiB to 4 GiB - 64 KiB", (long long)m->stripe_size);
   ostio__sbuf b = {0};
   ostio__sbuf_put(&b, "%s %d\nkind %s\nbyte_order little\ncreated %s\ncreated_by %s\n"
-                  "requested %s\nstripe_size %lld\nobjects %d\n", OSTIO__CTR_MAGIC,
-                  OSTIO__CTR_VERSION, ostio__ctr_kind_name(m->kind), m->created,
-                  m->created_by, m->requested, (long long)m->stripe_size, (int)m->nobjects);
-  for (int32_t i = 0; i < m->nobjects; i++) {
-    if (!ostio__ctr_name_ok(m->names[i])) {
-      free(b.buf);
-      return ostio__fail(OSTIO_EINVAL, "manifest: bad object file name \"%.80s\"",
-                         m->names[i] ? m->names[i] : "(null)");
-    }
-    ostio__sbuf_put(&b, "object %d %s\n", (int)i, m->names[i]);
-  }
-  if (b.oom || !b.buf) {
-    free(b.buf);
-    return ostio__fail(OSTIO_ENOMEM, "out of memory formatting a manifest");
-  }
-  int rc = ostio__ctr_seal(b.buf, b.len, text, len);
+                  "requested %s\n", OSTIO__CTR_MAGIC, OSTIO__CTR_VERSION, m->kind->name,
+                  m->created, m->created_by, m->requested);
+  int rc = m->kind->format(m, &b);
+  if (rc == 0 && (b.oom || !b.buf))
+    rc = ostio__fail(OSTIO_ENOMEM, "out of memory formatting a manifest");
+  if (rc == 0) rc = ostio__ctr_seal(b.buf, b.len, text, len);
   free(b.buf);
   return rc;
 }

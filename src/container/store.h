@@ -34,6 +34,7 @@
 
 struct ostio__hints;
 struct ostio__store_ops;
+struct ostio__ctr_kind;
 
 /* An open container in one process. Each kind's state begins with it. */
 typedef struct ostio__store {
@@ -46,6 +47,10 @@ typedef struct ostio__store {
 typedef struct ostio__store_ops {
   int version;                       /* OSTIO__STORE_VERSION                   */
   const char *name;                  /* the manifest's kind name              */
+  /* The kind's manifest keys, creation, check and removal (container.h);
+   * its name is this store's. Required: the registry's manifest parser
+   * finds the kinds through it. */
+  const struct ostio__ctr_kind *ctr;
   /* Makes path a new container of this kind, its parameters from h (excl:
    * OSTIO_EEXIST when path exists; without it an existing container of any
    * kind is fine). */
@@ -109,5 +114,8 @@ const ostio__store_ops *ostio__store_for_create(const char *hint_name);
 /* The members of the table, each defined in its kind's folder. */
 extern const ostio__store_ops ostio__store_striped; /* striped/striped_store.c */
 extern const ostio__store_ops ostio__store_log;     /* log/log_store.c         */
+/* The kinds' container halves their stores point at (.ctr). */
+extern const struct ostio__ctr_kind ostio__ctr_striped; /* striped/striped_manifest.c */
+extern const struct ostio__ctr_kind ostio__ctr_log;     /* log/log_manifest.c         */
 
 #endif

@@ -53,10 +53,8 @@ int ostio__kind_of_path(const char *path, const ostio__kind_ops **kind)
   if (test_kind) return 0;
   const char *name = "plain";
   if (ostio__ctr_is_container(path)) {
-    int k = 0;
-    int rc = ostio__ctr_kind_of(path, &k);
+    int rc = ostio__ctr_kind_of(path, &name);
     if (rc < 0) return rc;
-    name = ostio__ctr_kind_name(k);
   }
   if (!(*kind = ostio__kind_find(name)))
     return ostio__fail(OSTIO_ENOTSUP, "%s: a container of kind \"%s\", which this library "

@@ -256,5 +256,7 @@ int ostio__log_recover(const char *path, ostio__ctr_report report, void *arg);
 int ostio__log_compact(const char *path, int64_t *nrecords);
 /* Removes the container's own files, its hostdirs and the directory. */
 int ostio__log_remove(const char *path);
+/* The log kind's container half (log_manifest.c; container.h). */
+extern const ostio__ctr_kind ostio__ctr_log;
 
 #endif

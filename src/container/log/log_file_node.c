@@ -160,7 +160,7 @@ int ostio__log_create(ostio_file *fh)
   ostio__ctr_params p;
   int created = 0;
   memset(&p, 0, sizeof p);
-  p.kind = OSTIO__CTR_KIND_LOG;
+  p.kind = &ostio__ctr_log;
   int nodes = fh->prepared > 0 ? (int)fh->prepared : 1;
   p.hostdirs = 1; /* ceil(sqrt(nodes)) */
   while ((int64_t)p.hostdirs * p.hostdirs < nodes && p.hostdirs < OSTIO__LOG_HOSTDIRS_MAX)

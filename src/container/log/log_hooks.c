@@ -24,7 +24,7 @@ static int open_log(const char *path, ostio__logdir **d, ostio__logmap *map, ost
 int ostio__log_hook_make(const char *path, const ostio__make *a, ostio__ctr_report report,
                          void *arg)
 {
-  ostio__ctr_params p = {.kind = OSTIO__CTR_KIND_LOG,
+  ostio__ctr_params p = {.kind = &ostio__ctr_log,
                          .hostdirs = a->hostdirs ? (int32_t)a->hostdirs : 1};
   snprintf(p.requested, sizeof p.requested, "hostdirs=%d (from the command line) writers=rank",
            (int)p.hostdirs);

@@ -36,7 +36,7 @@ static int create(const char *path, const struct ostio__hints *h, int excl)
   int created = 0;
   (void)h;
   memset(&p, 0, sizeof p);
-  p.kind = OSTIO__CTR_KIND_LOG;
+  p.kind = &ostio__ctr_log;
   p.hostdirs = 1;
   p.writers = OSTIO__LOG_WRITERS_RANK;
   snprintf(p.requested, sizeof p.requested, "hostdirs=1 writers=rank (libostio-preload)");
@@ -325,6 +325,7 @@ static void lg_forked(ostio__store *s)
 const ostio__store_ops ostio__store_log = {
   .version = OSTIO__STORE_VERSION,
   .name = "log",
+  .ctr = &ostio__ctr_log,
   .create = create,
   .open = lg_open,
   .close = lg_close,

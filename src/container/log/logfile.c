@@ -104,9 +104,9 @@ int ostio__log_open(const char *path, const char *text, size_t len, ostio__logdi
   }
   snprintf(what, sizeof what, "%s/%s", path, OSTIO__CTR_MANIFEST);
   if ((rc = ostio__manifest_parse(text, len, what, &d->m)) < 0) goto done;
-  if (d->m.kind != OSTIO__CTR_KIND_LOG)
+  if (d->m.kind != &ostio__ctr_log)
     rc = ostio__fail(OSTIO_EFORMAT, "%s is a %s container, not a log container", path,
-                     ostio__ctr_kind_name(d->m.kind));
+                     d->m.kind->name);
 done:
   free(own);
   if (rc < 0) ostio__log_close(&d);

@@ -1,6 +1,7 @@
 /* The striped kind's tool hooks (src/file/kind.h, ctr_hooks.h): `ostio
  * container create`, `ls` and `stat`, and the data extents flatten copies.
- * By path, no MPI; check is ctr_check.c's ostio__ctr_check. */
+ * By path, no MPI; check is ctr_check.c's ostio__ctr_check (which calls
+ * striped_check.c through the kind's ostio__ctr_striped). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

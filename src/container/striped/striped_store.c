@@ -28,7 +28,7 @@ static int create(const char *path, const struct ostio__hints *h, int excl)
 {
   ostio__ctr_params p;
   int created = 0, rc = ostio__ctr_params_resolve(path, h, &p);
-  p.kind = OSTIO__CTR_KIND_STRIPED;
+  p.kind = &ostio__ctr_striped;
   if (rc == 0) rc = ostio__ctr_create(path, &p, excl, &created);
   return rc;
 }
@@ -149,6 +149,7 @@ static int st_locked(ostio__store *s)
 const ostio__store_ops ostio__store_striped = {
   .version = OSTIO__STORE_VERSION,
   .name = "striped",
+  .ctr = &ostio__ctr_striped,
   .create = create,
   .open = st_open,
   .close = st_close,
