@@ -1,0 +1,119 @@
+/* The map cache. A derived type keeps its map in an MPI attribute: the
+ * delete callback drops it when the type is freed, the copy callback shares
+ * it with MPI_Type_dup. Named types cannot be freed and are few: a small
+ * table for the process's life (setting attributes on predefined handles
+ * is best avoided). The table and the keyval are guarded by one mutex so
+ * threads that call MPI concurrently stay safe; the maps themselves are
+ * immutable and reference-counted. */
+#include "mpiio/dtype.h"
+
+#include <pthread.h>
+
+#include "core/error.h"
+
+#define NAMED_MAX 128 /* MPI defines fewer predefined types than this */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int keyval = MPI_KEYVAL_INVALID;
+static int64_t drops;
+static struct {
+  MPI_Datatype type;
+  ostio__dtype_map *map;
+} named[NAMED_MAX];
+static int nnamed;
+
+int64_t ostio__dtype_cache_drops(void)
+{
+  return __atomic_load_n(&drops, __ATOMIC_RELAXED);
+}
+
+static int copy_fn(MPI_Datatype old, int kv, void *extra, void *in, void *out, int *flag)
+{
+  ostio__dtype_map_retain(in);
+  *(void **)out = in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+static int delete_fn(MPI_Datatype t, int kv, void *attr, void *extra)
+{
+  ostio__dtype_map_release(attr);
+  __atomic_add_fetch(&drops, 1, __ATOMIC_RELAXED);
+  return MPI_SUCCESS;
+}
+
+static int get_keyval(int *kv)
+{
+  int rc = OSTIO_OK;
+  pthread_mutex_lock(&lock);
+  if (keyval == MPI_KEYVAL_INVALID
+      && MPI_Type_create_keyval(copy_fn, delete_fn, &keyval, NULL) != MPI_SUCCESS) {
+    keyval = MPI_KEYVAL_INVALID;
+    rc = ostio__fail(OSTIO_EMPI, "MPI_Type_create_keyval failed");
+  }
+  *kv = keyval;
+  pthread_mutex_unlock(&lock);
+  return rc;
+}
+
+static int flatten_named(MPI_Datatype type, ostio__dtype_map **out)
+{
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nnamed; i++) {
+    if (named[i].type == type) {
+      *out = named[i].map;
+      ostio__dtype_map_retain(*out);
+      pthread_mutex_unlock(&lock);
+      return OSTIO_OK;
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  int rc = ostio__dtype_decode(type, out);
+  if (rc)
+    return rc;
+  pthread_mutex_lock(&lock);
+  /* Another thread may have added it meanwhile: the table keeps one. */
+  int found = 0;
+  for (int i = 0; i < nnamed && !found; i++)
+    found = named[i].type == type;
+  if (!found && nnamed < NAMED_MAX) {
+    ostio__dtype_map_retain(*out);
+    named[nnamed].type = type;
+    named[nnamed++].map = *out;
+  }
+  pthread_mutex_unlock(&lock);
+  return OSTIO_OK;
+}
+
+int ostio__dtype_flatten(MPI_Datatype type, ostio__dtype_map **out)
+{
+  int ni, na, nd, comb, kv, flag = 0;
+  void *attr = NULL;
+  *out = NULL;
+  if (type == MPI_DATATYPE_NULL)
+    return ostio__fail(OSTIO_EINVAL, "datatype: MPI_DATATYPE_NULL");
+  if (MPI_Type_get_envelope(type, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+    return ostio__fail(OSTIO_EMPI, "MPI_Type_get_envelope failed (a type made with MPI-4 "
+                       "large-count constructors is not supported)");
+  if (comb == MPI_COMBINER_NAMED)
+    return flatten_named(type, out);
+  int rc = get_keyval(&kv);
+  if (rc)
+    return rc;
+  if (MPI_Type_get_attr(type, kv, &attr, &flag) != MPI_SUCCESS)
+    return ostio__fail(OSTIO_EMPI, "MPI_Type_get_attr failed");
+  if (flag) {
+    *out = attr;
+    ostio__dtype_map_retain(*out);
+    return OSTIO_OK;
+  }
+  rc = ostio__dtype_decode(type, out);
+  if (rc)
+    return rc;
+  /* The attribute owns one reference; the caller the other. */
+  ostio__dtype_map_retain(*out);
+  if (MPI_Type_set_attr(type, kv, *out) != MPI_SUCCESS) {
+    ostio__dtype_map_release(*out); /* uncached, still correct */
+  }
+  return OSTIO_OK;
+}
