@@ -303,6 +303,23 @@ static void test_limits(void)
   refused("deep", t, OSTIO_ERANGE, "deeper");
   MPI_Type_free(&t);
   refused("null", MPI_DATATYPE_NULL, OSTIO_EINVAL, "MPI_DATATYPE_NULL");
+  /* darray: 2^29 cyclic runs are refused before any is listed, unless
+   * another dimension leaves this process nothing. */
+  int dflt = MPI_DISTRIBUTE_DFLT_DARG;
+  t0 = MPI_Wtime();
+  MPI_Type_create_darray(2, 0, 1, (int[]){1 << 30}, (int[]){MPI_DISTRIBUTE_CYCLIC},
+                         (int[]){dflt}, (int[]){2}, MPI_ORDER_C, MPI_BYTE, &t);
+  refused("darray 2^29 runs", t, OSTIO_ERANGE, "MPI_Type_create_darray");
+  MPI_Type_free(&t);
+  MPI_Type_create_darray(4, 1, 2, (int[]){1 << 30, 1},
+                         (int[]){MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_BLOCK},
+                         (int[]){dflt, dflt}, (int[]){2, 2}, MPI_ORDER_C, MPI_BYTE, &t);
+  m = NULL;
+  CHECKF(ostio__dtype_flatten(t, &m) == 0 && m && m->nblocks == 0 && m->size == 0,
+         "empty darray: %s", ostio_last_error());
+  ostio__dtype_map_release(m);
+  MPI_Type_free(&t);
+  CHECKF(MPI_Wtime() - t0 < 1.0, "darray refusals took %.2f s", MPI_Wtime() - t0);
 }
 
 /* ---- random types against MPI_Pack ------------------------------------- */

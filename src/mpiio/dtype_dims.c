@@ -79,9 +79,15 @@ int ostio__dtype_subarray(const int *ints, const ostio__dtype_list *child, int64
   return rc;
 }
 
-/* The runs of one darray dimension for process coordinate c of p: counted
- * first (no allocation for a dimension this process has none of). */
-static int darray_runs(int g, int distrib, int darg, int p, int c, dim *d, const char *what)
+/* The runs of one darray dimension for process coordinate c of p, counted
+ * only (d->nruns, and first / step / len for darray_fill): nothing is
+ * allocated before every dimension is known to hold some. */
+typedef struct {
+  int64_t first, step, len;
+} runs_at;
+
+static int darray_count(int g, int distrib, int darg, int p, int c, dim *d, runs_at *ra,
+                        const char *what)
 {
   int64_t first, step, len, n;
   d->gsize = g;
@@ -102,19 +108,23 @@ static int darray_runs(int g, int distrib, int darg, int p, int c, dim *d, const
     return ostio__fail(OSTIO_EMPI, "%s: block size %lld (darg %d)", what, (long long)len, darg);
   if (p == 1 && n > 1)
     n = 1, len = g; /* one process: the cyclic blocks touch */
-  if (n > ostio__dtype_max_blocks())
-    return ostio__fail(OSTIO_ERANGE, "%s: %lld blocks in one dimension (size %d, darg %d, "
-                       "%d processes), more than %lld; refused", what, (long long)n, g, darg,
-                       p, (long long)ostio__dtype_max_blocks());
   d->nruns = n;
-  if (n == 0)
-    return OSTIO_OK;
-  d->runs = malloc((size_t)n * sizeof *d->runs);
+  *ra = (runs_at){first, step, len};
+  return OSTIO_OK;
+}
+
+static int darray_fill(dim *d, const runs_at *ra, const char *what)
+{
+  if (d->nruns > ostio__dtype_max_blocks())
+    return ostio__fail(OSTIO_ERANGE, "%s: %lld blocks in one dimension of size %lld, more "
+                       "than %lld; refused", what, (long long)d->nruns, (long long)d->gsize,
+                       (long long)ostio__dtype_max_blocks());
+  d->runs = malloc((size_t)d->nruns * sizeof *d->runs);
   if (!d->runs)
-    return ostio__fail(OSTIO_ENOMEM, "%s: no memory for %lld runs", what, (long long)n);
-  for (int64_t i = 0; i < n; i++) {
-    int64_t s = first + i * step; /* < g: no overflow */
-    d->runs[i] = (run){s, s + len <= g ? len : g - s};
+    return ostio__fail(OSTIO_ENOMEM, "%s: no memory for %lld runs", what, (long long)d->nruns);
+  for (int64_t i = 0; i < d->nruns; i++) {
+    int64_t s = ra->first + i * ra->step; /* < gsize: no overflow */
+    d->runs[i] = (run){s, s + ra->len <= d->gsize ? ra->len : d->gsize - s};
   }
   return OSTIO_OK;
 }
@@ -128,8 +138,9 @@ int ostio__dtype_darray(const int *ints, const ostio__dtype_list *child, int64_t
   const int *psizes = ints + 3 + 3 * n;
   int order = ints[3 + 4 * n];
   dim *d = calloc((size_t)n + 1, sizeof *d);
+  runs_at *ra = calloc((size_t)n + 1, sizeof *ra);
   int *coord = calloc((size_t)n + 1, sizeof *coord);
-  int rc = d && coord ? OSTIO_OK
+  int rc = d && ra && coord ? OSTIO_OK
                       : ostio__fail(OSTIO_ENOMEM, "%s: no memory for %d dimensions", what, n);
   /* Processes form a row-major grid whatever the array order. */
   int r = rank;
@@ -146,14 +157,18 @@ int ostio__dtype_darray(const int *ints, const ostio__dtype_list *child, int64_t
   int empty = 0;
   for (int k = 0; k < n && !rc; k++) {
     int i = dim_at(n, order, k);
-    rc = darray_runs(gsizes[i], distribs[i], dargs[i], psizes[i], coord[i], &d[k], what);
+    rc = darray_count(gsizes[i], distribs[i], dargs[i], psizes[i], coord[i], &d[k], &ra[k],
+                      what);
     empty |= !rc && d[k].nruns == 0;
   }
+  for (int k = 0; k < n && !rc && !empty; k++)
+    rc = darray_fill(&d[k], &ra[k], what);
   if (!rc && !empty)
     rc = build(n, d, child, ext, what, out);
   for (int k = 0; d && k < n; k++)
     free(d[k].runs);
   free(d);
+  free(ra);
   free(coord);
   return rc;
 }
