@@ -204,6 +204,12 @@ int ostio__ctr_open_text(const char *path, const char *text, size_t len, int wri
                          ostio__ctr **out);
 /* Reads the manifest text of path (validated size cap); *text malloc'ed. */
 int ostio__ctr_read_manifest(const char *path, int dirfd, char **text, size_t *len);
+/* Opens the container directory path (*dirfd, -1 when that failed; the
+ * caller closes it, also on error) and parses its manifest into m: text[0..len)
+ * when given (a manifest read already), else the one on disk. What the
+ * striped and log kinds' opens share. */
+int ostio__ctr_open_dir(const char *path, const char *text, size_t len, int *dirfd,
+                        ostio__manifest *m);
 /* Logical size derived from the object sizes; per-object sizes optional. */
 int ostio__ctr_size(const ostio__ctr *c, int64_t *size, int64_t *objsize);
 /* Truncates each object to its share of [0, size) and records size, clean. */

@@ -237,6 +237,23 @@ int ostio__ctr_read_manifest(const char *path, int dirfd, char **text, size_t *l
   return 0;
 }
 
+int ostio__ctr_open_dir(const char *path, const char *text, size_t len, int *dirfd,
+                        ostio__manifest *m)
+{
+  char *own = NULL, what[4096 + 32];
+  int rc = 0;
+  if ((*dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return sys_fail(path, "cannot open the container directory", errno);
+  if (!text) {
+    if ((rc = ostio__ctr_read_manifest(path, *dirfd, &own, &len)) < 0) return rc;
+    text = own;
+  }
+  snprintf(what, sizeof what, "%s/%s", path, OSTIO__CTR_MANIFEST);
+  rc = ostio__manifest_parse(text, len, what, m);
+  free(own);
+  return rc;
+}
+
 int ostio__ctr_kind_of(const char *path, const char **name)
 {
   char *text = NULL, what[PATH_CAP + 32];

@@ -85,7 +85,6 @@ static int parse_hostdir(const char *name, int32_t hostdirs)
 
 int ostio__log_open(const char *path, const char *text, size_t len, ostio__logdir **out)
 {
-  char *own = NULL, what[PATH_CAP + 32];
   int rc = 0;
   *out = NULL;
   ostio__logdir *d = calloc(1, sizeof *d);
@@ -93,22 +92,11 @@ int ostio__log_open(const char *path, const char *text, size_t len, ostio__logdi
     free(d);
     return ostio__fail(OSTIO_ENOMEM, "out of memory");
   }
-  d->dirfd = -1;
-  if ((d->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-    rc = sys_fail(path, "cannot open the container directory", errno);
-    goto done;
-  }
-  if (!text) {
-    if ((rc = ostio__ctr_read_manifest(path, d->dirfd, &own, &len)) < 0) goto done;
-    text = own;
-  }
-  snprintf(what, sizeof what, "%s/%s", path, OSTIO__CTR_MANIFEST);
-  if ((rc = ostio__manifest_parse(text, len, what, &d->m)) < 0) goto done;
+  if ((rc = ostio__ctr_open_dir(path, text, len, &d->dirfd, &d->m)) < 0) goto done;
   if (d->m.kind != &ostio__ctr_log)
     rc = ostio__fail(OSTIO_EFORMAT, "%s is a %s container, not a log container", path,
                      d->m.kind->name);
 done:
-  free(own);
   if (rc < 0) ostio__log_close(&d);
   *out = d;
   return rc;

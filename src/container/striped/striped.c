@@ -96,7 +96,6 @@ static int open_objects(ostio__ctr *c)
 static int open_common(const char *path, const char *text, size_t len, int writable,
                        int objects, ostio__ctr **out)
 {
-  char *own = NULL, what[PATH_CAP + 32];
   int rc = 0;
   *out = NULL;
   ostio__ctr *c = calloc(1, sizeof *c);
@@ -105,23 +104,13 @@ static int open_common(const char *path, const char *text, size_t len, int writa
     return ostio__fail(OSTIO_ENOMEM, "out of memory");
   }
   c->writable = writable;
-  if ((c->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-    rc = sys_fail(path, "cannot open the container directory", errno);
-    goto done;
-  }
-  if (!text) {
-    if ((rc = ostio__ctr_read_manifest(path, c->dirfd, &own, &len)) < 0) goto done;
-    text = own;
-  }
-  snprintf(what, sizeof what, "%s/%s", path, OSTIO__CTR_MANIFEST);
-  if ((rc = ostio__manifest_parse(text, len, what, &c->m)) < 0) goto done;
+  if ((rc = ostio__ctr_open_dir(path, text, len, &c->dirfd, &c->m)) < 0) goto done;
   if (objects && c->m.kind != &ostio__ctr_striped)
     rc = ostio__fail(OSTIO_EFORMAT, "%s is a %s container, not a striped one: it has no "
                      "object files or stripe layout; `ostio container stat|ls|map` show it",
                      path, c->m.kind->name);
   else if (objects) rc = open_objects(c);
 done:
-  free(own);
   if (rc < 0) ctr_free(c);
   else *out = c;
   return rc;
