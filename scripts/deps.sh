@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Makes sure the build dependencies are present: a C compiler, make, CMake
 # (>= 3.20), Python 3, an MPI (MPICH from Debian), liburing (io_uring
-# batches; optional for the build) and matplotlib (scripts/bench-plot.py;
-# optional, installed only as root). As root with apt-get it installs what
-# is missing; otherwise it prints the exact command to run.
+# batches; optional for the build), parallel HDF5 on MPICH and h5dump (the
+# HDF5 tests and bench; optional: skipped without them) and matplotlib
+# (scripts/bench-plot.py; optional, installed only as root). As root with
+# apt-get it installs what is missing; otherwise it prints the exact command.
 #   scripts/deps.sh              MPICH and the rest
 #   scripts/deps.sh --openmpi    also Debian's Open MPI (the test suite's second
 #                                MPI); MPICH stays the default mpicc/mpiexec
@@ -12,7 +13,7 @@ set -euo pipefail
 openmpi=0
 case "${1:-}" in
   --openmpi) openmpi=1 ;;
-  -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
   "") ;;
   *) echo "deps.sh: unknown argument '$1' (accepted: --openmpi, --help)" >&2; exit 2 ;;
 esac
@@ -41,6 +42,14 @@ int main(void){return 0;}' | mpicc -x c - -o /dev/null >/dev/null 2>&1; then
   missing_pkgs+=(libmpich-dev)
 fi
 
+# Parallel HDF5 built on MPICH (Debian's libhdf5-mpich-dev: the header below,
+# lib/ARCH/hdf5/mpich/libhdf5.so, hdf5-mpich.pc) and h5dump (hdf5-tools, serial
+# HDF5): tests/mpiio/h5_* and bench/h5_bench.c. Installed with the rest as root;
+# otherwise printed, and the build skips them (not a failure on its own).
+hdf5_pkgs=()
+[ -f /usr/include/hdf5/mpich/hdf5.h ] || hdf5_pkgs+=(libhdf5-mpich-dev)
+command -v h5dump >/dev/null 2>&1 || hdf5_pkgs+=(hdf5-tools)
+
 had_openmpi=1
 if [ "$openmpi" = 1 ]; then
   command -v mpicc.openmpi >/dev/null 2>&1 || { missing_pkgs+=(libopenmpi-dev); had_openmpi=0; }
@@ -49,8 +58,13 @@ fi
 
 # Installing Open MPI next to MPICH makes Debian switch mpicc, mpirun and the
 # mpi.h directory to Open MPI (higher alternatives priority): switch them back.
+# Likewise whenever MPICH was the default before this run (libhdf5-mpich-dev
+# pulls in libmpich-dev, which must leave the choice as it was).
+mpich_was_default=0
+[ "$(readlink -f /etc/alternatives/mpi 2>/dev/null)" = /usr/bin/mpicc.mpich ] && mpich_was_default=1
 keep_mpich_default() {
-  if [ "$had_openmpi" = 0 ] && command -v mpicc.mpich >/dev/null 2>&1; then
+  if { [ "$had_openmpi" = 0 ] || [ "$mpich_was_default" = 1 ]; } &&
+     command -v mpicc.mpich >/dev/null 2>&1; then
     update-alternatives --quiet --set mpi /usr/bin/mpicc.mpich || true
     update-alternatives --quiet --set mpirun /usr/bin/mpirun.mpich || true
     local arch inc
@@ -67,11 +81,24 @@ if [ ${#optional_pkgs[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get 
       apt-get install -y -qq --no-install-recommends "${optional_pkgs[@]}"; }; } >/dev/null 2>&1 \
     || echo "ostio: could not install ${optional_pkgs[*]} (optional: no plots)" >&2
 fi
+if [ ${#missing_pkgs[@]} -eq 0 ] && [ ${#hdf5_pkgs[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "ostio: installing parallel HDF5: ${hdf5_pkgs[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get install -y -qq --no-install-recommends "${hdf5_pkgs[@]}" >/dev/null 2>&1 ||
+      { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+          "${hdf5_pkgs[@]}" >/dev/null; }; } ||
+      echo "ostio: could not install ${hdf5_pkgs[*]} (the HDF5 tests and bench are skipped)" >&2
+    keep_mpich_default
+  else
+    echo "ostio: optional, for the HDF5 tests and bench: sudo apt-get install -y ${hdf5_pkgs[*]}" >&2
+  fi
+fi
 if [ ${#missing_pkgs[@]} -eq 0 ]; then
   exit 0
 fi
 # shellcheck disable=SC2207
-pkgs=($(printf '%s\n' "${missing_pkgs[@]}" | sort -u))
+pkgs=($(printf '%s\n' "${missing_pkgs[@]}" "${hdf5_pkgs[@]}" | sort -u))
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "ostio: installing build dependencies: ${pkgs[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
