@@ -1,0 +1,142 @@
+/* libostio-mpiio (issue 16; docs/mpiio.md): an MPI_File that ostio serves.
+ *
+ * The interposer defines the C MPI_File_* functions. A file it takes (a path
+ * under OSTIO_MPIIO_PATHS, or the hint ostio_mpiio=enable) gets an
+ * ostio__mfile whose address is the MPI_File handle the application sees;
+ * every other handle is ROMIO's (or Open MPI's) and goes to PMPI_File_*.
+ * Which is which: the handle table (mpiio_table.c), asked by every wrapper.
+ *
+ * Layers inside the interposer:
+ *   mpiio_select.c  which paths are taken (pure)
+ *   mpiio_err.c     OSTIO_E* -> MPI error classes, messages, error handlers
+ *   mpiio_table.c   the handle table
+ *   mpiio_rw.c      one data access: memory type, view, ostio calls, status
+ *   mpiio_shared.c  the shared file pointer and the atomic-mode mutex (RMA)
+ *   mpiio_seek.c    positions: the view's data before a file offset (pure)
+ *   mpiio_file.c    MPI_File_open .. get_info (file-level calls)
+ *   mpiio_data.c    the read / write / seek wrappers
+ *   mpiio_req.c     split collectives and nonblocking calls
+ */
+#ifndef OSTIO_MPIIO_MFILE_H
+#define OSTIO_MPIIO_MFILE_H
+
+#include <stdint.h>
+#include <mpi.h>
+
+#include "mpiio/view.h"
+#include "ostio.h"
+
+/* The MPI_File_* functions are the only symbols the library exports. */
+#define OSTIO__MPIIO_API __attribute__((visibility("default")))
+
+#define OSTIO__MFILE_MAGIC UINT64_C(0x6f7374696f6d7069) /* "ostiompi" */
+
+typedef struct ostio__mfile {
+  uint64_t magic;
+  ostio_file *fh;
+  MPI_Comm comm;        /* the interposer's own duplicate of the open's comm */
+  int rank, nprocs;
+  int amode;
+  char *path;
+  MPI_Info info;        /* the hints as given at open and by set_info        */
+  MPI_Errhandler errh;  /* MPI_ERRORS_RETURN unless the application set one */
+  MPI_File_errhandler_function *errh_fn; /* errh's function when we saw it made */
+  int atomic;           /* MPI_File_set_atomicity                           */
+  int atomic_ok;        /* the kind honours atomic mode (plain, striped)    */
+  /* The view: the types as the application gave them (duplicated unless
+   * named, for get_view), the flattened filetype (one reference held). */
+  ostio__view view;
+  ostio__dtype_map *ftmap;
+  MPI_Datatype etype, ftype;
+  int64_t fp;           /* individual file pointer, in etypes               */
+  /* Shared file pointer (etypes) and the atomic-mode mutex: two int64 on
+   * rank 0 of comm, reached by passive-target RMA (mpiio_shared.c). */
+  MPI_Win win;
+  /* Split collective in progress (MPI allows one per file). */
+  int split_active;
+  int64_t split_bytes;
+} ostio__mfile;
+
+/* ---- selection (mpiio_select.c, pure) ---- */
+/* 1 when path lies under one of the colon-separated prefixes of paths
+ * (a prefix matches at a '/' boundary: "/a/b" takes "/a/b" and "/a/b/c",
+ * not "/a/bc"; empty entries are skipped). */
+int ostio__mpiio_path_selected(const char *path, const char *paths);
+/* The hint ostio_mpiio of info: 1 enable, 0 disable, -1 absent; -2 for any
+ * other value (an error for open). */
+int ostio__mpiio_hint(MPI_Info info);
+
+/* ---- the handle table (mpiio_table.c) ---- */
+/* The ostio__mfile behind fh, or NULL when fh is not ours (one atomic load
+ * when no ostio file is open). */
+ostio__mfile *ostio__mpiio_lookup(MPI_File fh);
+int ostio__mpiio_register(ostio__mfile *mf);
+void ostio__mpiio_unregister(ostio__mfile *mf);
+/* MPI_File_create_errhandler's functions, so ours are called with our handle. */
+void ostio__mpiio_note_errhandler(MPI_Errhandler eh, MPI_File_errhandler_function *fn);
+MPI_File_errhandler_function *ostio__mpiio_errhandler_fn(MPI_Errhandler eh);
+
+/* ---- errors (mpiio_err.c) ---- */
+/* The MPI error class of an OSTIO_E* code. */
+int ostio__mpiio_class_of(int ostio_rc);
+/* An MPI error code of class cls whose MPI_Error_string is "call: msg". */
+int ostio__mpiio_code(int cls, const char *call, const char *msg);
+/* Reports ostio_rc (< 0, detail from ostio_last_error) of call on mf through
+ * its error handler (mf NULL: the default file error handler, as for
+ * MPI_FILE_NULL) and returns the MPI code. */
+int ostio__mpiio_fail(ostio__mfile *mf, const char *call, int ostio_rc);
+/* Runs mf's error handler (NULL: the default file handler) on code. */
+int ostio__mpiio_raise(ostio__mfile *mf, int code);
+/* The same for an MPI class and a message of our own. */
+int ostio__mpiio_failc(ostio__mfile *mf, const char *call, int cls, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* ---- data access (mpiio_rw.c) ---- */
+typedef struct {
+  int is_write;
+  int coll;             /* every rank calls (the _all forms)                */
+  const char *call;     /* MPI name for messages                            */
+} ostio__mpiio_op;
+
+/* One access of count elements of dt at buf, starting pos etypes into the
+ * view. *nbytes: bytes transferred (reads stop at the end of the file).
+ * Returns 0 or an OSTIO_E* code (collective ones agreed on every rank). */
+int ostio__mpiio_access(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos, void *buf,
+                        MPI_Count count, MPI_Datatype dt, int64_t *nbytes);
+/* Status of a finished access: nbytes bytes (MPI_Get_count divides by the
+ * type's size). MPI_STATUS_IGNORE is accepted. */
+void ostio__mpiio_set_status(MPI_Status *st, int64_t nbytes);
+
+/* ---- the calls' common path (mpiio_data.c) ---- */
+enum {
+  OSTIO__OP_WRITE = 1,     /* else read                                    */
+  OSTIO__OP_COLL = 2,      /* every rank calls                             */
+  OSTIO__AT_INDIV = 4,     /* at the individual file pointer (else offset) */
+  OSTIO__AT_SHARED = 8,    /* at the shared file pointer                   */
+  OSTIO__AT_ORDERED = 16,  /* at the shared pointer in rank order (coll)   */
+};
+/* One read or write call on an ostio file: position, access, pointers,
+ * status; an MPI code (errors through the file's handler). *nbytes (may
+ * be NULL) receives the bytes moved. */
+int ostio__mpiio_rw(ostio__mfile *mf, const char *call, int flags, MPI_Offset offset,
+                    void *buf, MPI_Count count, MPI_Datatype dt, MPI_Status *st,
+                    int64_t *nbytes);
+
+/* Frees a type the file kept (named types are left alone). */
+void ostio__mpiio_drop_type(MPI_Datatype *t);
+
+/* ---- positions (mpiio_seek.c, pure) ---- */
+/* Data bytes of the view's stream that lie before file offset off. */
+int ostio__view_data_before(const ostio__view *v, int64_t off, int64_t *bytes);
+
+/* ---- shared file pointer and mutex (mpiio_shared.c) ---- */
+int ostio__mpiio_shared_open(ostio__mfile *mf);  /* collective */
+void ostio__mpiio_shared_close(ostio__mfile *mf);
+/* Atomically: *old = pointer; pointer += add (etypes). */
+int ostio__mpiio_shared_fetch_add(ostio__mfile *mf, int64_t add, int64_t *old);
+/* Rank 0 sets the pointer (callers make it collective). */
+int ostio__mpiio_shared_set(ostio__mfile *mf, int64_t value);
+int ostio__mpiio_mutex_lock(ostio__mfile *mf);
+int ostio__mpiio_mutex_unlock(ostio__mfile *mf);
+
+#endif

@@ -1,0 +1,97 @@
+/* Errors of the interposer (mfile.h): an OSTIO_E* code becomes an MPI error
+ * class; the message (ostio_last_error) travels in an error code of that
+ * class made with MPI_Add_error_code, whose string is replaced by each
+ * failure, so MPI_Error_string names what was wrong; then the file's error
+ * handler runs, as MPI says (files default to MPI_ERRORS_RETURN). */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mpiio/mfile.h"
+
+int ostio__mpiio_class_of(int rc)
+{
+  switch (rc) {
+  case OSTIO_EINVAL: case OSTIO_ERANGE: case OSTIO_EOVERLAP: return MPI_ERR_ARG;
+  case OSTIO_ENOMEM: return MPI_ERR_NO_MEM;
+  case OSTIO_ENOENT: return MPI_ERR_NO_SUCH_FILE;
+  case OSTIO_EEXIST: return MPI_ERR_FILE_EXISTS;
+  case OSTIO_EACCES: return MPI_ERR_ACCESS;
+  case OSTIO_ENOTSUP: return MPI_ERR_UNSUPPORTED_OPERATION;
+  case OSTIO_ENOSPC: return MPI_ERR_NO_SPACE;
+  case OSTIO_EHINT: return MPI_ERR_INFO_VALUE;
+  case OSTIO_EISDIR: case OSTIO_ENOTDIR: return MPI_ERR_BAD_FILE;
+  case OSTIO_EMPI: return MPI_ERR_OTHER;
+  default: return MPI_ERR_IO; /* EIO, ELAYOUT, EFORMAT, ENOTEMPTY, ENOLAYOUT, EFBIG */
+  }
+}
+
+/* One added code per class, made on first use; its string is replaced by
+ * every failure of that class (MPI keeps the last string of a code). */
+#define NCLASS 128
+static int codes[NCLASS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+int ostio__mpiio_code(int cls, const char *call, const char *msg)
+{
+  if (cls <= 0 || cls >= NCLASS) return cls;
+  char text[MPI_MAX_ERROR_STRING];
+  snprintf(text, sizeof text, "%s (ostio): %s", call, msg && *msg ? msg : "failed");
+  pthread_mutex_lock(&lock);
+  int code = codes[cls];
+  if (!code && MPI_Add_error_code(cls, &code) == MPI_SUCCESS) codes[cls] = code;
+  if (code) MPI_Add_error_string(code, text);
+  pthread_mutex_unlock(&lock);
+  return code ? code : cls;
+}
+
+static int predefined(MPI_Errhandler eh)
+{
+  return eh == MPI_ERRHANDLER_NULL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ARE_FATAL;
+}
+
+int ostio__mpiio_raise(ostio__mfile *mf, int code)
+{
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  if (mf) eh = mf->errh;
+  else if (PMPI_File_get_errhandler(MPI_FILE_NULL, &eh) != MPI_SUCCESS) return code;
+  if (eh == MPI_ERRORS_RETURN) goto done;
+  MPI_File_errhandler_function *fn = mf ? mf->errh_fn : NULL;
+  if (fn && mf) {
+    /* The application's function sees the handle it holds. */
+    MPI_File h = (MPI_File)(void *)mf;
+    int c = code;
+    fn(&h, &c);
+  } else if (!mf) {
+    PMPI_File_call_errhandler(MPI_FILE_NULL, code);
+  } else {
+    /* A predefined handler (MPI_ERRORS_ARE_FATAL, ...): MPI runs it as the
+     * default file handler for the moment of the call. */
+    MPI_Errhandler old = MPI_ERRHANDLER_NULL;
+    PMPI_File_get_errhandler(MPI_FILE_NULL, &old);
+    PMPI_File_set_errhandler(MPI_FILE_NULL, eh);
+    PMPI_File_call_errhandler(MPI_FILE_NULL, code);
+    PMPI_File_set_errhandler(MPI_FILE_NULL, old);
+    if (!predefined(old)) MPI_Errhandler_free(&old);
+  }
+done:
+  if (!mf && !predefined(eh)) MPI_Errhandler_free(&eh);
+  return code;
+}
+
+int ostio__mpiio_fail(ostio__mfile *mf, const char *call, int rc)
+{
+  int code = ostio__mpiio_code(ostio__mpiio_class_of(rc), call, ostio_last_error());
+  return ostio__mpiio_raise(mf, code);
+}
+
+int ostio__mpiio_failc(ostio__mfile *mf, const char *call, int cls, const char *fmt, ...)
+{
+  char msg[MPI_MAX_ERROR_STRING];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return ostio__mpiio_raise(mf, ostio__mpiio_code(cls, call, msg));
+}

@@ -1,0 +1,93 @@
+/* The handle table (mfile.h): which MPI_File values are ostio's. A wrapper
+ * asks on every call, so the common case -- no ostio file open -- is one
+ * atomic load; otherwise a short scan under a mutex (a process has few files
+ * open). Also the functions behind MPI_File_create_errhandler's handles. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "mpiio/mfile.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static ostio__mfile **files;
+static int nfiles, capfiles;
+static int open_count; /* read without the lock: atomic */
+
+ostio__mfile *ostio__mpiio_lookup(MPI_File fh)
+{
+  if (__atomic_load_n(&open_count, __ATOMIC_ACQUIRE) == 0) return NULL;
+  ostio__mfile *found = NULL;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nfiles; i++)
+    if ((void *)files[i] == (void *)fh) {
+      found = files[i];
+      break;
+    }
+  pthread_mutex_unlock(&lock);
+  return found;
+}
+
+int ostio__mpiio_register(ostio__mfile *mf)
+{
+  int rc = 0;
+  pthread_mutex_lock(&lock);
+  if (nfiles == capfiles) {
+    int cap = capfiles ? 2 * capfiles : 16;
+    ostio__mfile **n = realloc(files, (size_t)cap * sizeof *n);
+    if (!n) rc = OSTIO_ENOMEM;
+    else files = n, capfiles = cap;
+  }
+  if (rc == 0) {
+    files[nfiles++] = mf;
+    __atomic_store_n(&open_count, nfiles, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&lock);
+  return rc;
+}
+
+void ostio__mpiio_unregister(ostio__mfile *mf)
+{
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nfiles; i++)
+    if (files[i] == mf) {
+      files[i] = files[--nfiles];
+      break;
+    }
+  __atomic_store_n(&open_count, nfiles, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&lock);
+}
+
+/* Error handlers made by MPI_File_create_errhandler: handle -> function. */
+typedef struct {
+  MPI_Errhandler eh;
+  MPI_File_errhandler_function *fn;
+} eh_entry;
+static eh_entry *ehs;
+static int nehs, capehs;
+
+void ostio__mpiio_note_errhandler(MPI_Errhandler eh, MPI_File_errhandler_function *fn)
+{
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nehs; i++)
+    if (ehs[i].eh == eh) {
+      ehs[i].fn = fn; /* a freed handle's value reused */
+      pthread_mutex_unlock(&lock);
+      return;
+    }
+  if (nehs == capehs) {
+    int cap = capehs ? 2 * capehs : 8;
+    eh_entry *n = realloc(ehs, (size_t)cap * sizeof *n);
+    if (n) ehs = n, capehs = cap;
+  }
+  if (nehs < capehs) ehs[nehs++] = (eh_entry){eh, fn};
+  pthread_mutex_unlock(&lock);
+}
+
+MPI_File_errhandler_function *ostio__mpiio_errhandler_fn(MPI_Errhandler eh)
+{
+  MPI_File_errhandler_function *fn = NULL;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nehs; i++)
+    if (ehs[i].eh == eh) fn = ehs[i].fn;
+  pthread_mutex_unlock(&lock);
+  return fn;
+}
