@@ -85,7 +85,7 @@ static const struct { const char *key, *dflt; } defaults[NKEYS] = {
   {"romio_lustre_co_ratio", "1"}, {"romio_lustre_coll_threshold", "0"},
   {"romio_lustre_ds_in_coll", "enable"}, {"ostio_layout_source", "auto"},
   {"ostio_strategy", "auto"}, {"ostio_pipeline", "true"}, {"ostio_container", "plain"},
-  {"ostio_objects", "0"}, {"ostio_log_writers", "rank"},
+  {"ostio_objects", "0"}, {"ostio_log_writers", "rank"}, {"ostio_mpiio", "automatic"},
 };
 
 static void test_defaults(void)

@@ -84,7 +84,8 @@ static int check_config_list(const char *key, const char *value);
   BOOL_(ostio_pipeline,              1)                                          \
   ENUM_(ostio_container,             OSTIO__CONTAINER_PLAIN, container_words)    \
   INT_(ostio_objects,                0,  1, OSTIO_MAX_STRIPE_COUNT, 0, NULL)     \
-  ENUM_(ostio_log_writers,           0, log_writers_words)
+  ENUM_(ostio_log_writers,           0, log_writers_words)                       \
+  TRI_(ostio_mpiio,                  OSTIO__TRI_AUTO)
 
 #define OFF_(f) .key = #f, .off = offsetof(ostio__hints, f)
 #define D_SIZE_(f, d, lo, hi) {OFF_(f), .type = H_SIZE, .dflt = (d), .min = (lo), .max = (hi)},

@@ -52,6 +52,7 @@ typedef struct ostio__hints {
   int     ostio_container;         /* ostio__container_hint, default plain: at creation */
   int64_t ostio_objects;           /* objects of a new container; 0 = stripe count */
   int     ostio_log_writers;       /* log containers: 0 rank, 1 node (ostio__log_writers) */
+  int     ostio_mpiio;             /* ostio__tri: libostio-mpiio.so takes the file */
   uint64_t given;                  /* bit i: hint i was set explicitly        */
   int     nunknown;                /* entries used in unknown[]               */
   int     unknown_more;            /* unknown keys that did not fit           */

@@ -62,8 +62,8 @@ typedef struct ostio__mfile {
  * (a prefix matches at a '/' boundary: "/a/b" takes "/a/b" and "/a/b/c",
  * not "/a/bc"; empty entries are skipped). */
 int ostio__mpiio_path_selected(const char *path, const char *paths);
-/* The hint ostio_mpiio of info: 1 enable, 0 disable, -1 absent; -2 for any
- * other value (an error for open). */
+/* The hint ostio_mpiio of info: 1 enable, 0 disable, -1 absent or
+ * automatic; -2 for any other value (an error for open). */
 int ostio__mpiio_hint(MPI_Info info);
 
 /* ---- the handle table (mpiio_table.c) ---- */

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpiio/mfile.h"
@@ -28,10 +29,27 @@ int ostio__mpiio_class_of(int rc)
 }
 
 /* One added code per class, made on first use; its string is replaced by
- * every failure of that class (MPI keeps the last string of a code). */
+ * every failure of that class (MPI keeps the last string of a code). Where
+ * the MPI library does not give such a code back with its string (MPICH 4.0
+ * shows an unrelated error stack for codes added to predefined classes),
+ * the call returns the class itself and the message goes to stderr, one
+ * line per failure, unless OSTIO_MPIIO_QUIET=1. */
 #define NCLASS 128
 static int codes[NCLASS];
+static int strings_work = -1; /* -1 not probed yet */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int probe(void)
+{
+  int code = 0, len = 0;
+  char back[MPI_MAX_ERROR_STRING];
+  const char *mark = "ostio-mpiio probe";
+  if (MPI_Add_error_code(MPI_ERR_OTHER, &code) != MPI_SUCCESS) return 0;
+  if (MPI_Add_error_string(code, mark) != MPI_SUCCESS) return 0;
+  if (MPI_Error_string(code, back, &len) != MPI_SUCCESS) return 0;
+  codes[MPI_ERR_OTHER] = code;
+  return strcmp(back, mark) == 0;
+}
 
 int ostio__mpiio_code(int cls, const char *call, const char *msg)
 {
@@ -39,11 +57,20 @@ int ostio__mpiio_code(int cls, const char *call, const char *msg)
   char text[MPI_MAX_ERROR_STRING];
   snprintf(text, sizeof text, "%s (ostio): %s", call, msg && *msg ? msg : "failed");
   pthread_mutex_lock(&lock);
-  int code = codes[cls];
-  if (!code && MPI_Add_error_code(cls, &code) == MPI_SUCCESS) codes[cls] = code;
-  if (code) MPI_Add_error_string(code, text);
+  if (strings_work < 0) strings_work = probe();
+  int code = 0;
+  if (strings_work) {
+    code = codes[cls];
+    if (!code && MPI_Add_error_code(cls, &code) == MPI_SUCCESS) codes[cls] = code;
+    if (code) MPI_Add_error_string(code, text);
+  }
   pthread_mutex_unlock(&lock);
-  return code ? code : cls;
+  if (!code) {
+    const char *q = getenv("OSTIO_MPIIO_QUIET");
+    if (!q || strcmp(q, "1") != 0) fprintf(stderr, "ostio-mpiio: %s\n", text);
+    return cls;
+  }
+  return code;
 }
 
 static int predefined(MPI_Errhandler eh)

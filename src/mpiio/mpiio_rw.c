@@ -70,6 +70,11 @@ static char *contiguous(const ostio__dtype_map *mm, void *buf, MPI_Count count, 
 static int check_args(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos,
                       MPI_Count count, const ostio__dtype_map *mm, int64_t *total)
 {
+  int access = mf->amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
+  if (op->is_write && access == MPI_MODE_RDONLY)
+    return ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_RDONLY; cannot write", mf->path);
+  if (!op->is_write && access == MPI_MODE_WRONLY)
+    return ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_WRONLY; cannot read", mf->path);
   if (count < 0)
     return ostio__fail(OSTIO_EINVAL, "count %lld is negative", (long long)count);
   if (pos < 0)
@@ -81,11 +86,6 @@ static int check_args(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos,
     return ostio__fail(OSTIO_EINVAL, "%lld bytes is not a whole number of etypes (%lld bytes "
                        "each): MPI accesses whole etypes", (long long)*total,
                        (long long)mf->view.etype_size);
-  int access = mf->amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
-  if (op->is_write && access == MPI_MODE_RDONLY)
-    return ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_RDONLY; cannot write", mf->path);
-  if (!op->is_write && access == MPI_MODE_WRONLY)
-    return ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_WRONLY; cannot read", mf->path);
   return 0;
 }
 

@@ -33,5 +33,6 @@ int ostio__mpiio_hint(MPI_Info info)
     return -1;
   if (!strcasecmp(v, "enable") || !strcasecmp(v, "true") || !strcmp(v, "1")) return 1;
   if (!strcasecmp(v, "disable") || !strcasecmp(v, "false") || !strcmp(v, "0")) return 0;
+  if (!strcasecmp(v, "automatic")) return -1;
   return -2;
 }
