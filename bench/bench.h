@@ -36,6 +36,9 @@ typedef struct ob_api {
   int kind;                 /* ob_api_kind                                       */
   char strategy[16];        /* ostio: a strategy of the registry ("" = auto)     */
   char name[32];            /* as given: "ostio:ost", "mpiio", "posix"          */
+  int ostio_mpiio;          /* mpiio+ostio: kind MPIIO, the same calls, and the
+                               hint ostio_mpiio=enable, so libostio-mpiio.so
+                               (linked before libmpi, or LD_PRELOAD) serves it  */
 } ob_api;
 
 #define OB_MAX_APIS 16
@@ -80,7 +83,7 @@ void ob_config_defaults(ob_config *c);
 int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t errcap);
 /* "1m" -> 1048576; k m g (either case) are powers of 1024. -1 if invalid. */
 int64_t ob_parse_size(const char *s);
-/* ostio, ostio:STRATEGY, mpiio, posix -> api; -1 if invalid. */
+/* ostio, ostio:STRATEGY, mpiio, mpiio+ostio, posix -> api; -1 if invalid. */
 int ob_parse_api(const char *s, ob_api *api);
 /* The --help text, every flag with its default. */
 void ob_usage(FILE *out);
@@ -118,6 +121,10 @@ int ob_results_add(ob_results *res, const ob_result *r);
  * err holds a sentence for a failure (usage errors name the flag). Results
  * are complete on every rank. */
 int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap);
+/* Is libostio-mpiio.so in front of the MPI library in this process (linked
+ * before libmpi or LD_PRELOADed)? 1 or 0; where (may be NULL) gets the file
+ * that defines MPI_File_open. ob_run refuses mpiio+ostio (OB_EUSAGE) without it. */
+int ob_mpiio_ostio_present(char *where, size_t cap);
 /* Bytes per MiB/s: bytes / seconds / 2^20; 0 when seconds <= 0. */
 double ob_bandwidth_mib(int64_t bytes, double seconds);
 
@@ -127,7 +134,8 @@ typedef struct ob_summary {
   int count;                /* non-warm-up iterations                            */
   double bw_min, bw_median, bw_max, bw_mean;
   double t_open, t_io, t_close, t_total; /* means                              */
-  double ratio;             /* bw_median / mpiio's bw_median, 0 if no mpiio     */
+  double ratio;             /* bw_median / mpiio's bw_median, 0 if no mpiio (the
+                               plain mpiio API, never mpiio+ostio)              */
   double aggr_max, objects_max, sys_writes, sys_reads; /* max over iterations */
 } ob_summary;
 

@@ -43,7 +43,7 @@ void ob_config_defaults(ob_config *c)
   memset(c, 0, sizeof *c);
   ob_pattern_defaults(OB_PAT_IOR, &c->pat);
   c->napis = 1;
-  c->apis[0] = (ob_api){OB_API_OSTIO, "auto", "ostio"};
+  c->apis[0] = (ob_api){.kind = OB_API_OSTIO, .strategy = "auto", .name = "ostio"};
   c->iterations = 1;
   c->warmup = 1;
   snprintf(c->path, sizeof c->path, "%s", "./ostio-bench.dat");
@@ -91,6 +91,7 @@ int ob_parse_api(const char *s, ob_api *api)
   if (strlen(s) >= sizeof api->name) return -1;
   snprintf(api->name, sizeof api->name, "%s", s);
   if (!strcmp(s, "mpiio")) return api->kind = OB_API_MPIIO, 0;
+  if (!strcmp(s, "mpiio+ostio")) return api->kind = OB_API_MPIIO, api->ostio_mpiio = 1, 0;
   if (!strcmp(s, "posix")) return api->kind = OB_API_POSIX, 0;
   if (!strcmp(s, "ostio")) {
     api->kind = OB_API_OSTIO;
@@ -117,7 +118,8 @@ static int parse_apis(const char *list, ob_config *c, char *err, size_t cap)
     if (ob_parse_api(tok, &a) < 0) {
       char apis[256];
       strategy_apis(apis, sizeof apis);
-      return usage_err(err, cap, "-a: unknown API \"%s\" (accepted: ostio, %s, mpiio, posix)",
+      return usage_err(err, cap, "-a: unknown API \"%s\" (accepted: ostio, %s, mpiio, "
+                       "mpiio+ostio, posix)",
                        tok, apis);
     }
     for (int i = 0; i < c->napis; i++)
@@ -299,9 +301,12 @@ void ob_usage(FILE *out)
   fprintf(out,
     "usage: mpiexec -n P ostio-bench [flags]\n"
     "Runs one access pattern through ostio, MPI-IO and POSIX in the same run (IOR-style).\n"
-    "  -a LIST          APIs, comma-separated: ostio (= ostio:auto), mpiio, posix, and\n"
-    "                   ostio:STRATEGY for each strategy of the library:\n"
+    "  -a LIST          APIs, comma-separated: ostio (= ostio:auto), mpiio, mpiio+ostio,\n"
+    "                   posix, and ostio:STRATEGY for each strategy of the library:\n"
     "                   %s  [ostio]\n"
+    "                   mpiio+ostio: mpiio's calls with the hint ostio_mpiio=enable, served\n"
+    "                   by libostio-mpiio.so (linked into ostio-bench before the MPI\n"
+    "                   library when built, or LD_PRELOAD); plain mpiio stays ROMIO's\n"
     "  -p NAME          pattern: ior, strided, btio, flash, random  [ior]\n"
     "  -b SIZE          bytes per rank per segment (ior, strided; random: -b times -s is\n"
     "                   the bytes per rank)  [1m; strided 4k; random 16m per rank]\n"

@@ -55,7 +55,7 @@ int ob_summarize(const ob_config *c, const ob_results *res, ob_summary **out)
   if (!bw || !s) return free(bw), free(s), OB_ENOMEM;
   int n = 0, mpiio = -1;
   for (int a = 0; a < c->napis; a++)
-    if (c->apis[a].kind == OB_API_MPIIO) mpiio = a;
+    if (c->apis[a].kind == OB_API_MPIIO && !c->apis[a].ostio_mpiio) mpiio = a;
   for (int a = 0; a < c->napis; a++)
     for (int ph = 0; ph < 2; ph++) {
       summarize_one(res, a, ph, bw, &s[n]);

@@ -3,6 +3,7 @@
  * per rank and reduced like IOR (bandwidth = total bytes / (last close end -
  * first open start)). One backend per API (ops struct); every failure is
  * agreed over MPI_COMM_WORLD before anyone decides. Never prints or exits. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -67,6 +68,30 @@ static int agree(run *x, int rc)
 
 static double wtime(void *ctx) { (void)ctx; return MPI_Wtime(); }
 
+/* The object that defines the MPI_File_open this program calls: the first in
+ * the lookup order (LD_PRELOAD, then the program's NEEDED list in order). */
+int ob_mpiio_ostio_present(char *where, size_t cap)
+{
+  void *sym = dlsym(RTLD_DEFAULT, "MPI_File_open");
+  Dl_info di;
+  const char *file = sym && dladdr(sym, &di) && di.dli_fname ? di.dli_fname : "";
+  if (where && cap) snprintf(where, cap, "%s", file[0] ? file : "(unknown)");
+  const char *base = strrchr(file, '/');
+  return strncmp(base ? base + 1 : file, "libostio-mpiio.so", 17) == 0;
+}
+
+/* mpiio+ostio measures the interposer only if it is there: refuse otherwise. */
+static int check_mpiio_ostio(run *x)
+{
+  char where[512];
+  for (int a = 0; a < x->c->napis; a++)
+    if (x->c->apis[a].ostio_mpiio && !ob_mpiio_ostio_present(where, sizeof where))
+      return fail(x, OB_EUSAGE, "-a mpiio+ostio: MPI_File_open comes from %s, not from "
+                  "libostio-mpiio.so: this program was not linked with it (built without the "
+                  "CMake target ostio_mpiio?) and it is not in LD_PRELOAD", where);
+  return 0;
+}
+
 double ob_bandwidth_mib(int64_t bytes, double seconds)
 {
   return seconds > 0 ? (double)bytes / seconds / 1048576.0 : 0.0;
@@ -86,6 +111,8 @@ static MPI_Info make_info(const ob_config *c, const ob_api *api)
     snprintf(v, sizeof v, "%lld", (long long)c->stripe_size);
     MPI_Info_set(info, "striping_unit", v);
   }
+  /* libostio-mpiio.so serves the files opened with this hint (docs/mpiio.md). */
+  if (api->ostio_mpiio) MPI_Info_set(info, "ostio_mpiio", "enable");
   if (api->kind == OB_API_OSTIO) {
     MPI_Info_set(info, "ostio_strategy", api->strategy);
     /* A kind with a store is a container; the default (plain) needs no hint. */
@@ -372,6 +399,9 @@ static void remove_file(run *x)
  * file directly, so -W checks the bytes independently of ostio. */
 static int is_container(const run *x)
 {
+  struct stat sb;
+  if (x->api->ostio_mpiio)            /* a container if OSTIO_HINTS made one   */
+    return stat(x->path, &sb) == 0 && S_ISDIR(sb.st_mode);
   return x->api->kind == OB_API_OSTIO && ostio__store_find(x->c->container) != NULL;
 }
 
@@ -532,7 +562,8 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
   res->nprocs = x.nprocs;
   if (err && errcap) err[0] = '\0';
   for (int a = 0; a < c->napis; a++) want_types |= c->apis[a].kind == OB_API_MPIIO;
-  rc = side_build(&x, x.rank, want_types, &w);
+  rc = check_mpiio_ostio(&x);
+  if (!rc) rc = side_build(&x, x.rank, want_types, &w);
   /* The read side's buffer only when there is a read phase (-w alone: half the memory). */
   if (!rc && c->read)
     rc = side_build(&x, c->reorder ? (x.rank + 1) % x.nprocs : x.rank, want_types, &rd);

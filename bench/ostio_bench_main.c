@@ -27,6 +27,16 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return 0;
   }
+#ifndef OB_HAVE_MPIIO_OSTIO
+  /* Built without libostio-mpiio.so: mpiio+ostio works only under LD_PRELOAD. */
+  for (int a = 0; rc == OB_OK && a < c.napis; a++)
+    if (c.apis[a].ostio_mpiio && !ob_mpiio_ostio_present(NULL, 0)) {
+      snprintf(err, sizeof err, "-a mpiio+ostio: this ostio-bench was built without "
+               "libostio-mpiio.so (no CMake target ostio_mpiio); run it with "
+               "LD_PRELOAD=libostio-mpiio.so or leave mpiio+ostio out");
+      rc = OB_EUSAGE;
+    }
+#endif
   if (rc == OB_OK) {
     c.progress = progress;
     rc = ob_run(&c, &res, err, sizeof err);

@@ -1,5 +1,5 @@
 /* ostio-bench runner, pure parts (bench/bench_args.c, bench/bench_report.c):
- * every flag, size suffixes, several APIs, usage errors naming the flag,
+ * every flag, size suffixes, several APIs (mpiio+ostio too), usage errors naming the flag,
  * bandwidth arithmetic, median / min / max against hand values, and the
  * report of results produced with a fake clock. */
 #include <stdio.h>
@@ -106,6 +106,44 @@ static void test_every_flag(void)
   CHECK(parse("-F -a ostio:independent,mpiio,posix", &c, err, sizeof err) == OB_OK);
   CHECK(c.file_per_proc && c.napis == 3);
   CHECK(parse("-F -c -a posix", &c, err, sizeof err) == OB_OK);
+}
+
+/* mpiio+ostio: the MPI-IO backend with the hint ostio_mpiio=enable. */
+static void test_mpiio_ostio(void)
+{
+  ob_config c;
+  ob_api a;
+  char err[512];
+  CHECK(ob_parse_api("mpiio+ostio", &a) == 0 && a.kind == OB_API_MPIIO && a.ostio_mpiio &&
+        !strcmp(a.name, "mpiio+ostio"));
+  CHECK(ob_parse_api("mpiio", &a) == 0 && a.kind == OB_API_MPIIO && !a.ostio_mpiio);
+  CHECK(ob_parse_api("ostio", &a) == 0 && !a.ostio_mpiio);
+  CHECK(ob_parse_api("mpiio+ostio:ost", &a) < 0 && ob_parse_api("mpiio+", &a) < 0);
+  CHECK(parse("-a mpiio,mpiio+ostio,ostio -c", &c, err, sizeof err) == OB_OK);
+  CHECK(c.napis == 3 && c.apis[1].kind == OB_API_MPIIO && c.apis[1].ostio_mpiio);
+  CHECK(!c.apis[0].ostio_mpiio && !c.apis[2].ostio_mpiio);
+  CHECK(parse("-F -a mpiio+ostio,posix", &c, err, sizeof err) == OB_OK);
+  /* The error for an unknown API names the new one among the accepted. */
+  CHECK(parse("-a mpiio+posix", &c, err, sizeof err) == OB_EUSAGE && strstr(err, "mpiio+ostio"));
+  bad("-a mpiio+ostio,mpiio+ostio", "-a");
+  bad("-a mpiio+ostios", "-a");
+  bad("-F -c -a mpiio+ostio", "-F");
+  bad("-a mpiio+ostio --container log", "--container");
+  /* --help lists it. */
+  char *text = NULL;
+  size_t tl = 0;
+  FILE *f = open_memstream(&text, &tl);
+  ob_usage(f);
+  fclose(f);
+  CHECK(text && strstr(text, "mpiio+ostio") && strstr(text, "ostio_mpiio=enable"));
+  free(text);
+  /* This program is not linked with libostio-mpiio.so: MPI_File_open is the MPI
+   * library's, so ob_run would refuse mpiio+ostio (unless LD_PRELOADed). */
+  char where[512] = "";
+  if (!getenv("LD_PRELOAD")) {
+    CHECKF(ob_mpiio_ostio_present(where, sizeof where) == 0 && strstr(where, "mpi"),
+           "MPI_File_open from \"%s\"", where);
+  }
 }
 
 static void test_bad_flags(void)
@@ -222,11 +260,41 @@ static void test_report(void)
   ob_results_free(&res);
 }
 
+/* Ratios are to the plain mpiio API wherever mpiio+ostio is listed. */
+static void test_report_mpiio_ostio(void)
+{
+  const char *lines[] = {"-a mpiio+ostio,mpiio -w --warmup 0", "-a mpiio,mpiio+ostio -w --warmup 0"};
+  for (int order = 0; order < 2; order++) {
+    ob_config c;
+    char err[512];
+    CHECK(parse(lines[order], &c, err, sizeof err) == OB_OK);
+    ob_results res = {.nprocs = 2, .total_bytes = 8 << 20};
+    int fast = order == 0 ? 0 : 1;   /* index of mpiio+ostio: twice as fast */
+    for (int a = 0; a < 2; a++) {
+      ob_result r = {.api = a, .phase = OB_PHASE_WRITE, .bytes = res.total_bytes,
+                     .t_total = a == fast ? 0.5 : 1.0, .aggr_max = -1, .objects_max = -1,
+                     .sys_writes = -1, .sys_reads = -1};
+      r.bw_mib = ob_bandwidth_mib(r.bytes, r.t_total);
+      CHECK(ob_results_add(&res, &r) == OB_OK);
+    }
+    ob_summary *s = NULL;
+    int n = ob_summarize(&c, &res, &s);
+    CHECK(n == 2);
+    for (int i = 0; i < n; i++)
+      CHECKF(s[i].ratio == (s[i].api == fast ? 2.0 : 1.0), "order %d api %d ratio %g", order,
+             s[i].api, s[i].ratio);
+    free(s);
+    ob_results_free(&res);
+  }
+}
+
 int main(void)
 {
   test_sizes();
   test_defaults();
   test_every_flag();
+  test_mpiio_ostio();
+  test_report_mpiio_ostio();
   test_bad_flags();
   test_arith();
   test_report();

@@ -11,7 +11,8 @@
 #    interposed file is compared byte for byte; otherwise by h5dump output.
 # 2. It runs under LD_PRELOAD=LIBOSTIO_MPIIO OSTIO_MPIIO_PATHS=DIR/ostio
 #    (mode log: also OSTIO_HINTS='*:ostio_container=log') to DIR/ostio/f.h5;
-#    it must pass (its own read-back goes through the interposer too).
+#    it must pass (its own read-back goes through the interposer too), and
+#    OSTIO_STATS=json must name the file (ostio served it, not ROMIO).
 # 3. Mode plain: DIR/ostio/f.h5 must be a plain file; mode log: a container
 #    directory, flattened with `OSTIO_CLI container flatten` to DIR/flat.h5.
 # 4. The (flat) file is compared with the native one: cmp when step 1 found
@@ -70,7 +71,12 @@ hints=()
 [ "$mode" = log ] && hints=(OSTIO_HINTS='*:ostio_container=log')
 echo "== through libostio-mpiio.so (mode $mode)"
 "$mpiexec" -n "$np" env LD_PRELOAD="$lib" OSTIO_MPIIO_PATHS="$dir/ostio" "${hints[@]}" \
-  "$prog" "$dir/ostio/f.h5" || fail "the run under $lib (OSTIO_MPIIO_PATHS=$dir/ostio ${hints[*]})"
+  OSTIO_STATS="json:$dir/stats.json" "$prog" "$dir/ostio/f.h5" ||
+  fail "the run under $lib (OSTIO_MPIIO_PATHS=$dir/ostio ${hints[*]})"
+# ostio's statistics name the file: ostio served it, not ROMIO behind the interposer.
+grep -q "$dir/ostio/f.h5" "$dir/stats.json" 2>/dev/null ||
+  fail "no ostio statistics for $dir/ostio/f.h5 in $dir/stats.json: the interposer passed it to ROMIO"
+echo "served by ostio (OSTIO_STATS names the file)"
 
 out="$dir/ostio/f.h5"
 if [ "$mode" = log ]; then
