@@ -49,7 +49,7 @@ typedef struct ostio__mfile {
   ostio__dtype_map *ftmap;
   MPI_Datatype etype, ftype;
   int64_t fp;           /* individual file pointer, in etypes               */
-  /* Shared file pointer (etypes) and the atomic-mode mutex: two int64 on
+  /* Shared file pointer (etypes) and the atomic-mode mutex: int64s on
    * rank 0 of comm, reached by passive-target RMA (mpiio_shared.c). */
   MPI_Win win;
   /* Split collective in progress (MPI allows one per file). */

@@ -1,6 +1,6 @@
-/* The shared file pointer and the atomic-mode mutex (mfile.h): two int64 in
+/* The shared file pointer and the atomic-mode mutex (mfile.h): three int64 in
  * a window on rank 0 of the file's communicator, reached by passive-target
- * RMA (MPI_Fetch_and_op, MPI_Compare_and_swap). No progress thread: MPI
+ * RMA (MPI_Fetch_and_op). No progress thread: MPI
  * libraries progress passive-target atomics on their own within a node;
  * across nodes they need the network's atomics or asynchronous progress
  * (MPICH: MPIR_CVAR_ASYNC_PROGRESS) -- docs/mpiio.md. */
@@ -11,12 +11,15 @@
 
 #include "core/error.h"
 
-enum { SLOT_PTR = 0, SLOT_MUTEX = 1 };
+/* The mutex is a ticket lock (next ticket, ticket served) built on
+ * MPI_Fetch_and_op alone: Open MPI 4.1's osc/rdma crashes in
+ * MPI_Compare_and_swap over its shared-memory transport. Fair, too. */
+enum { SLOT_PTR = 0, SLOT_NEXT = 1, SLOT_SERVED = 2, NSLOTS = 3 };
 
 int ostio__mpiio_shared_open(ostio__mfile *mf)
 {
   int64_t *base = NULL;
-  MPI_Aint size = mf->rank == 0 ? (MPI_Aint)(2 * sizeof(int64_t)) : 0;
+  MPI_Aint size = mf->rank == 0 ? (MPI_Aint)(NSLOTS * sizeof(int64_t)) : 0;
   int mrc = MPI_Win_allocate(size, (int)sizeof(int64_t), MPI_INFO_NULL, mf->comm, &base,
                              &mf->win);
   if (mrc != MPI_SUCCESS) {
@@ -25,8 +28,7 @@ int ostio__mpiio_shared_open(ostio__mfile *mf)
   }
   if (mf->rank == 0) {
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, mf->win);
-    base[SLOT_PTR] = 0;
-    base[SLOT_MUTEX] = 0;
+    for (int i = 0; i < NSLOTS; i++) base[i] = 0;
     MPI_Win_unlock(0, mf->win);
   }
   MPI_Barrier(mf->comm);
@@ -62,23 +64,20 @@ int ostio__mpiio_shared_set(ostio__mfile *mf, int64_t value)
 
 int ostio__mpiio_mutex_lock(ostio__mfile *mf)
 {
-  int64_t me = mf->rank + 1, zero = 0, old = -1;
-  for (int spin = 0;; spin++) {
-    if (MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, mf->win) != MPI_SUCCESS)
-      return ostio__fail(OSTIO_EMPI, "MPI_Win_lock for the atomic-mode mutex failed");
-    int mrc = MPI_Compare_and_swap(&me, &zero, &old, MPI_INT64_T, 0, SLOT_MUTEX, mf->win);
-    MPI_Win_unlock(0, mf->win);
-    if (mrc != MPI_SUCCESS)
-      return ostio__fail(OSTIO_EMPI, "MPI_Compare_and_swap for the atomic-mode mutex failed");
-    if (old == 0) return 0;
+  int64_t ticket = 0, served = -1;
+  int rc = op(mf, SLOT_NEXT, 1, &ticket, MPI_SUM);
+  for (int spin = 0; rc == 0; spin++) {
+    if ((rc = op(mf, SLOT_SERVED, 0, &served, MPI_NO_OP)) < 0) break;
+    if (served == ticket) return 0;
     /* Back off: yield first, then sleep up to 1 ms, so a holder sharing our
      * core (more ranks than cores) gets to run. */
     if (spin < 16) sched_yield();
     else nanosleep(&(struct timespec){0, spin < 64 ? 50000 : 1000000}, NULL);
   }
+  return rc;
 }
 
 int ostio__mpiio_mutex_unlock(ostio__mfile *mf)
 {
-  return op(mf, SLOT_MUTEX, 0, NULL, MPI_REPLACE);
+  return op(mf, SLOT_SERVED, 1, NULL, MPI_SUM);
 }
