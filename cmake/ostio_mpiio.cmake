@@ -37,3 +37,9 @@ function(ostio_mpiio_library)
   endif()
   install(TARGETS ostio_mpiio LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endfunction()
+
+# Pass-through cost of the interposer (scripts/bench-mpiio-passthru.sh): plain
+# MPI-IO, not linked against ostio, timed with and without LD_PRELOAD. Not a test.
+add_executable(ostio_bench_mpiio_passthru bench/mpiio_passthru.c)
+target_compile_options(ostio_bench_mpiio_passthru PRIVATE ${OSTIO_WARNINGS})
+target_link_libraries(ostio_bench_mpiio_passthru PRIVATE MPI::MPI_C)
