@@ -33,6 +33,7 @@ expected=(bin/ostio bin/ostio-bench include/ostio.h
           "$libdir/cmake/ostio/ostioConfig.cmake" "$libdir/cmake/ostio/ostioConfigVersion.cmake"
           "$libdir/cmake/ostio/ostioTargets.cmake")
 [ "$preload" = 1 ] && expected+=("$libdir/libostio-preload.so")
+expected+=("$libdir/libostio-mpiio.so")
 [ "$man" = 1 ] && expected+=(share/man/man1/ostio.1 share/man/man1/ostio-bench.1)
 for f in "${expected[@]}"; do
   [ -e "$prefix/$f" ] || fail "$f is not installed"
@@ -42,13 +43,13 @@ done
 unexpected=$(cd "$prefix" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort |
   while read -r f; do
     case " ${expected[*]} " in *" $f "*) continue ;; esac
-    case "$f" in "$libdir"/libostio.so.[0-9]*|"$libdir"/cmake/ostio/ostioTargets-*.cmake) continue ;; esac
+    case "$f" in "$libdir"/libostio.so.[0-9]*|"$libdir"/libostio-mpiio.so.[0-9]*|"$libdir"/cmake/ostio/ostioTargets-*.cmake) continue ;; esac
     echo "$f"
   done)
 [ -z "$unexpected" ] || fail "installed but not expected (update README.md and this test): $unexpected"
 # README.md: the paragraph after `cmake --install` names every installed file.
 readme_install=$(awk '/^## Build and install/ {on = 1; next} /^## / {on = 0} on' "$src/README.md")
-for name in libostio.so libostio-preload.so include/ostio.h '`ostio`' '`ostio-bench`' \
+for name in libostio.so libostio-preload.so libostio-mpiio.so include/ostio.h '`ostio`' '`ostio-bench`' \
             lib/pkgconfig/ostio.pc 'find_package(ostio)' ostio.1 ostio-bench.1 share/man/man1; do
   grep -qF -- "$name" <<<"$readme_install" || fail "README.md's install section does not name $name"
 done

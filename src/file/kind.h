@@ -36,6 +36,10 @@
 typedef struct ostio__kind_ops {
   int version;                       /* OSTIO__KIND_VERSION                     */
   const char *name;                  /* the manifest's kind name; the hint word */
+  /* 1 when a write_at is seen by every process's read_at once it returns
+   * (the bytes go straight to the file system, not to a per-writer log), so
+   * MPI's atomic mode can be honoured (libostio-mpiio, docs/mpiio.md). */
+  int coherent;
   /* Collective, before rank 0's create: when MPI_MODE_CREATE is given and
    * the hint ostio_container names this kind (the file may exist already;
    * then another kind may open it). May set fh->prepared for create. */

@@ -102,8 +102,7 @@ static int open_ours(MPI_Comm comm, const char *path, int amode, MPI_Info info,
   MPI_Comm_rank(mf->comm, &mf->rank);
   MPI_Comm_size(mf->comm, &mf->nprocs);
   if ((rc = ostio_open(mf->comm, path, amode, info, &mf->fh)) < 0) goto fail;
-  const char *kind = mf->fh->kind->name;
-  mf->atomic_ok = !strcmp(kind, "plain") || !strcmp(kind, "striped");
+  mf->atomic_ok = mf->fh->kind->coherent;
   if ((rc = ostio__mpiio_shared_open(mf)) < 0) goto fail;
   if (info != MPI_INFO_NULL) rc = MPI_Info_dup(info, &mf->info) == MPI_SUCCESS ? 0 : OSTIO_EMPI;
   else rc = MPI_Info_create(&mf->info) == MPI_SUCCESS ? 0 : OSTIO_EMPI;
@@ -307,8 +306,8 @@ OSTIO__MPIIO_API int MPI_File_set_atomicity(MPI_File fh, int flag)
                      "is collective with one flag");
   else if (f && !mf->atomic_ok)
     rc = ostio__fail(OSTIO_ENOTSUP, "%s is a %s container: its writes reach other processes "
-                     "at sync, so atomic mode is refused (plain files and striped "
-                     "containers honour it)", mf->path, mf->fh->kind->name);
+                     "at sync, so atomic mode is refused (kinds whose writes are seen at "
+                     "once honour it: plain files, striped containers)", mf->path, mf->fh->kind->name);
   if (rc < 0) return ostio__mpiio_fail(mf, "MPI_File_set_atomicity", rc);
   mf->atomic = f;
   return MPI_SUCCESS;

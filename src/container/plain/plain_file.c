@@ -124,5 +124,6 @@ const ostio__kind_ops ostio__kind_plain = {
   .read_all = ostio__file_engine_read_all,
   .write_at = ostio__kind_io_write_at,
   .read_at = ostio__kind_io_read_at,
+  .coherent = 1,
   .extents = ostio__plain_hook_extents, /* plain/plain_hooks.c; no container subcommands */
 };

@@ -144,6 +144,7 @@ const ostio__kind_ops ostio__kind_striped = {
   .read_all = ostio__file_engine_read_all,
   .write_at = ostio__kind_io_write_at,
   .read_at = ostio__kind_io_read_at,
+  .coherent = 1,
   .check = ostio__ctr_check,
   .make = ostio__striped_hook_make,       /* striped/striped_hooks.c */
   .ls = ostio__striped_hook_ls,
