@@ -1,0 +1,72 @@
+# MPI-IO coverage suite (issue 16, tests/mpiio/): plain MPI-IO programs, each
+# run natively (ROMIO) and under LD_PRELOAD=libostio-mpiio.so by compare.sh,
+# which requires "No Errors" from both and byte-identical files (containers
+# flattened with the ostio CLI), plus a pass-through run outside
+# OSTIO_MPIIO_PATHS. Included from tests/CMakeLists.txt.
+#
+#   mpiio_native_NAME.np2         the program alone against ROMIO (label mpi)
+#   mpiio_cov_NAME.KIND.npN       compare.sh, KIND plain|log|striped (labels
+#                                 mpi;mpiio;preload; only with target ostio_mpiio)
+set(OSTIO_MPIIO_COV_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+add_library(ostio_mpiio_covutil STATIC ${OSTIO_MPIIO_COV_DIR}/mpiio_util.c)
+target_compile_options(ostio_mpiio_covutil PRIVATE ${OSTIO_WARNINGS})
+target_link_libraries(ostio_mpiio_covutil PUBLIC MPI::MPI_C)
+
+# ostio_mpiio_cov(NAME SOURCES src... [DEFS def...] [ARGS arg...])
+function(ostio_mpiio_cov name)
+  cmake_parse_arguments(A "" "" "SOURCES;DEFS;ARGS" ${ARGN})
+  set(exe mpiio_cov_${name})
+  list(TRANSFORM A_SOURCES PREPEND ${OSTIO_MPIIO_COV_DIR}/)
+  add_executable(${exe} ${A_SOURCES})
+  target_compile_options(${exe} PRIVATE ${OSTIO_WARNINGS})
+  target_compile_definitions(${exe} PRIVATE ${A_DEFS})
+  target_link_libraries(${exe} PRIVATE ostio_mpiio_covutil MPI::MPI_C)
+  set_property(GLOBAL APPEND PROPERTY OSTIO_MPIIO_COV_ARGS_${name} ${A_ARGS})
+  add_test(NAME mpiio_native_${name}.np2
+    COMMAND bash ${OSTIO_MPIIO_COV_DIR}/compare.sh ${MPIEXEC_EXECUTABLE} 2 none none plain
+            $<TARGET_FILE:${exe}> ${A_ARGS})
+  set_tests_properties(mpiio_native_${name}.np2 PROPERTIES TIMEOUT 300 LABELS mpi
+    PROCESSORS 2)
+endfunction()
+
+# ostio_mpiio_compare(NAME KIND NP...)
+function(ostio_mpiio_compare name kind)
+  get_property(args GLOBAL PROPERTY OSTIO_MPIIO_COV_ARGS_${name})
+  foreach(np IN LISTS ARGN)
+    set(t mpiio_cov_${name}.${kind}.np${np})
+    add_test(NAME ${t}
+      COMMAND bash ${OSTIO_MPIIO_COV_DIR}/compare.sh ${MPIEXEC_EXECUTABLE} ${np}
+              $<TARGET_FILE:ostio_mpiio> $<TARGET_FILE:ostio_cli> ${kind}
+              $<TARGET_FILE:mpiio_cov_${name}> ${args})
+    set_tests_properties(${t} PROPERTIES TIMEOUT 300 LABELS "mpi;mpiio;preload"
+      PROCESSORS ${np})
+  endforeach()
+endfunction()
+
+# The programs (ROMIO's test list as the coverage map; our own code).
+set(OSTIO_MPIIO_COV_PROGRAMS simple psimple noncontig noncontig_coll noncontig_coll2
+    coll_test atomicity split_coll i_noncontig async shared_fp excl file_info hindexed
+    resized types_with_zeros big_extents file_ops bottom status random)
+foreach(p IN LISTS OSTIO_MPIIO_COV_PROGRAMS)
+  if(p STREQUAL "noncontig_coll")
+    ostio_mpiio_cov(${p} SOURCES noncontig.c DEFS MU_COLL=1)
+  elseif(p STREQUAL "random")
+    ostio_mpiio_cov(${p} SOURCES random.c rtype.c ARGS 20240917 16)
+  else()
+    ostio_mpiio_cov(${p} SOURCES ${p}.c)
+  endif()
+endforeach()
+
+if(TARGET ostio_mpiio)
+  foreach(p IN LISTS OSTIO_MPIIO_COV_PROGRAMS)
+    ostio_mpiio_compare(${p} plain 1 2)
+  endforeach()
+  foreach(p simple noncontig_coll coll_test split_coll async random shared_fp)
+    ostio_mpiio_compare(${p} log 2)
+    ostio_mpiio_compare(${p} striped 2)
+  endforeach()
+  ostio_mpiio_compare(noncontig_coll plain 3)
+  ostio_mpiio_compare(shared_fp log 3)
+  ostio_mpiio_compare(random plain 4)
+endif()
