@@ -47,7 +47,8 @@ int main(int argc, char **argv)
     MPI_Offset bo = -1;
     mu_ok(MPI_File_get_byte_offset(fh, 20, &bo), "get_byte_offset");
     if (bo != EXT + mine + 4)
-        mu_fail("get_byte_offset(20) = %lld, expected %lld", (long long)bo, (long long)(EXT + mine + 4));
+        mu_fail("get_byte_offset(20) = %lld, expected %lld", (long long)bo,
+                (long long)(EXT + mine + 4));
     mu_ok(MPI_File_write(fh, w, 20, MPI_BYTE, &st), "write 20"); /* ends inside tile 1 */
     mu_ok(MPI_File_write_all(fh, w + 20, 12, MPI_BYTE, &st), "write_all 12");
     mu_count_is(&st, MPI_BYTE, 12, "write_all 12");

@@ -107,7 +107,8 @@ int main(int argc, char **argv)
         return mu_finish();
     struct dist blk = {{N0, N1, N2},
                        {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK},
-                       {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG},
+                       {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG,
+                        MPI_DISTRIBUTE_DFLT_DARG},
                        {0, 0, 0},
                        MPI_ORDER_C};
     MPI_Dims_create(mu_nprocs, 3, blk.ps);

@@ -12,8 +12,10 @@
 # Each run must print "No Errors" and exit 0. Then every file the native run
 # left must exist under the same name in the other two runs with the same size
 # and bytes; a container (a directory) is first copied to a plain file with
-# `OSTIO_CLI container flatten`; passthru files must be plain files; neither run
-# may leave files the native run did not. One line per compared file; a
+# `OSTIO_CLI container flatten`; passthru files must be plain files, except
+# files named *.enable, which the program opens with the hint ostio_mpiio=enable
+# (the interposer takes them anywhere: under KIND log or striped they must be
+# containers); neither run may leave files the native run did not. One line per compared file; a
 # mismatch names the first differing offset.
 #
 # The variables are set with `env` between the launcher and the program
@@ -85,8 +87,9 @@ same() {
     sa=$(stat -c %s "$a") sb=$(stat -c %s "$b")
     if [ "$sa" != "$sb" ]; then
         fail "$what: size $sb, native $sa"
+        sa=mismatch
     fi
-    if [ "$sa" -le $((64 << 20)) ] && [ "$sb" -le $((64 << 20)) ]; then
+    if [ "$sb" -le $((64 << 20)) ]; then
         out=$(cmp "$a" "$b" 2>&1)
         if [ $? -ne 0 ]; then
             local byte
@@ -101,8 +104,7 @@ same() {
             fi
             return
         fi
-    else
-        python3 - "$a" "$b" <<'PY' || fail "$what: differs (above)"
+    elif ! out=$(python3 - "$a" "$b" 2>&1 <<'PY'
 import os, sys
 def extents(fd, size):
     out, off = [], 0
@@ -131,6 +133,9 @@ for s, e in ranges:
         s += n
     pos = max(pos, e)
 PY
+    ); then
+        fail "$what: $out"
+        return
     fi
     [ "$sa" = "$sb" ] && echo "same   $what ($sa bytes)"
 }
@@ -153,8 +158,12 @@ if [ $FAIL -eq 0 ]; then
         fi
         for side in ostio passthru; do
             p="$DIR/$side/$f"
+            if [ $side = passthru ] && [ "$KIND" != plain ] && [ "${f%.enable}" != "$f" ] &&
+                [ ! -d "$p" ]; then
+                fail "$side/$f: opened with ostio_mpiio=enable under $KIND, but not a container"
+            fi
             if [ -d "$p" ]; then
-                if [ $side = passthru ]; then
+                if [ $side = passthru ] && [ "${f%.enable}" = "$f" ]; then
                     fail "$side/$f is a container: the file is outside OSTIO_MPIIO_PATHS"
                     continue
                 fi

@@ -1,6 +1,8 @@
 /* file_info: hints at open, MPI_File_get_info (an info object with keys; values
  * are implementation business and not compared), MPI_File_set_info, a hint given
- * with set_view, and ordinary I/O under them. */
+ * with set_view, and ordinary I/O under them. OUTPATH.enable is opened with the
+ * hint ostio_mpiio=enable, which libostio-mpiio takes wherever the file is (MPI
+ * implementations ignore it); compare.sh checks that in its pass-through run. */
 #include "mpiio_util.h"
 
 #include <stdlib.h>
@@ -61,13 +63,25 @@ int main(int argc, char **argv)
         mu_ok(MPI_File_write_all(fh, w, N, MPI_BYTE, &st), "write_all");
         mu_ok(MPI_File_read_at_all(fh, 0, r, N, MPI_BYTE, &st), "read_at_all");
         mu_same(r, w, N, "read back");
-        mu_ok(MPI_File_set_info(fh, MPI_INFO_NULL), "set_info(MPI_INFO_NULL)");
         mu_ok(MPI_File_close(&fh), "close");
     }
     unsigned char *img = mu_calloc((size_t)mu_nprocs, N);
     for (int p = 0; p < mu_nprocs; p++)
         mu_fill(img + (size_t)p * N, N, p, (long long)p * N);
     mu_check_file(mu_out, img, (MPI_Offset)mu_nprocs * N);
+
+    const char *en = mu_path(".enable");
+    MPI_Info ei;
+    MPI_Info_create(&ei);
+    MPI_Info_set(ei, "ostio_mpiio", "enable");
+    if (mu_ok(MPI_File_open(MPI_COMM_WORLD, en, MPI_MODE_CREATE | MPI_MODE_WRONLY, ei, &fh),
+              "open .enable")) {
+        check_info(fh, "get_info .enable");
+        mu_ok(MPI_File_write_at_all(fh, off, w, N, MPI_BYTE, &st), "write_at_all .enable");
+        mu_ok(MPI_File_close(&fh), "close .enable");
+    }
+    mu_check_file_info(en, img, (MPI_Offset)mu_nprocs * N, ei);
+    MPI_Info_free(&ei);
     MPI_Info_free(&info);
     free(img);
     free(w);

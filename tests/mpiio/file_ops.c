@@ -99,12 +99,15 @@ int main(int argc, char **argv)
     mu_ok(MPI_File_sync(fh), "sync");
     mu_ok(MPI_File_get_size(fh, &size), "get_size");
     expect_off(size, end, "size after writes");
+    MPI_Barrier(MPI_COMM_WORLD); /* every rank has looked before the size changes */
     mu_ok(MPI_File_set_size(fh, end + 1000), "set_size grow");
     mu_ok(MPI_File_get_size(fh, &size), "get_size");
     expect_off(size, end + 1000, "size after grow");
+    MPI_Barrier(MPI_COMM_WORLD);
     mu_ok(MPI_File_set_size(fh, 200), "set_size shrink");
     mu_ok(MPI_File_get_size(fh, &size), "get_size");
     expect_off(size, 200, "size after shrink");
+    MPI_Barrier(MPI_COMM_WORLD);
     mu_ok(MPI_File_preallocate(fh, 300), "preallocate 300");
     mu_ok(MPI_File_preallocate(fh, 100), "preallocate 100");
     mu_ok(MPI_File_get_size(fh, &size), "get_size");

@@ -26,7 +26,8 @@ int main(int argc, char **argv)
     MPI_Type_vector(C, B, B + 3, MPI_INT, &mt);
     MPI_Type_commit(&mt);
     long mext = (long)(C - 1) * (B + 3) + B;
-    int *w = mu_calloc((size_t)mext * 2, sizeof(int)), *r = mu_calloc((size_t)mext * 2, sizeof(int));
+    int *w = mu_calloc((size_t)mext * 2, sizeof(int));
+    int *r = mu_calloc((size_t)mext * 2, sizeof(int));
     int *want = mu_calloc((size_t)mext * 2, sizeof(int));
     for (long k = 0; k < 2 * mext; k++)
         w[k] = want[k] = -1;

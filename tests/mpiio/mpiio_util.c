@@ -160,11 +160,17 @@ void *mu_calloc(size_t n, size_t size)
 
 int mu_check_file(const char *path, const unsigned char *image, MPI_Offset size)
 {
+    return mu_check_file_info(path, image, size, MPI_INFO_NULL);
+}
+
+int mu_check_file_info(const char *path, const unsigned char *image, MPI_Offset size,
+                       MPI_Info info)
+{
     MPI_File fh;
     int before = errors;
     char what[4200];
     snprintf(what, sizeof what, "check %s", path);
-    if (!mu_ok(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), what))
+    if (!mu_ok(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh), what))
         return 0;
     MPI_Offset got = -1;
     if (mu_ok(MPI_File_get_size(fh, &got), what) && got != size)

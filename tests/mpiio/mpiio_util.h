@@ -42,6 +42,9 @@ const char *mu_path(const char *suffix);
 /* Opens path on MPI_COMM_WORLD read-only and checks its size is `size` and its
  * bytes equal `image` (every rank reads the whole file). */
 int mu_check_file(const char *path, const unsigned char *image, MPI_Offset size);
+/* The same, opening with hints. */
+int mu_check_file_info(const char *path, const unsigned char *image, MPI_Offset size,
+                       MPI_Info info);
 /* Allreduce of the error count, report, MPI_Finalize; the exit status for main. */
 int mu_finish(void);
 /* One line from rank 0 (informational). */

@@ -118,7 +118,8 @@ static void empty_contributor(void)
     if (mu_ok(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh),
               "open .z")) {
         int n = mu_rank == 0 ? 0 : (int)sizeof w;
-        mu_ok(MPI_File_write_at_all(fh, mu_rank ? 300 * (mu_rank - 1) + 5 : 0, w, n, MPI_BYTE, &st), "write_at_all .z");
+        MPI_Offset at = mu_rank ? 300 * (mu_rank - 1) + 5 : 0;
+        mu_ok(MPI_File_write_at_all(fh, at, w, n, MPI_BYTE, &st), "write_at_all .z");
         mu_count_is(&st, MPI_BYTE, n, "write_at_all .z");
         mu_ok(MPI_File_close(&fh), "close .z");
     }

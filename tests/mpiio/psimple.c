@@ -1,6 +1,8 @@
 /* psimple: simple.c through the profiling names (PMPI_File_*): each rank
- * writes its own file OUTPATH.rN on MPI_COMM_SELF (write, seek, read, explicit offsets), then all ranks write
- * disjoint blocks of one shared file OUTPATH with write_at and read it back. */
+ * writes its own file OUTPATH.rN on MPI_COMM_SELF (write, seek, read, explicit
+ * offsets), then all ranks write disjoint blocks of one shared file OUTPATH
+ * with write_at and read it back. Under libostio-mpiio the PMPI names reach the
+ * MPI library directly, so these files are ROMIO's in every run. */
 #include "mpiio_util.h"
 
 #include <stdio.h>

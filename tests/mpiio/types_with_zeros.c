@@ -30,7 +30,8 @@ int main(int argc, char **argv)
     MPI_Type_contiguous(0, MPI_INT, &empty);
     MPI_Type_commit(&empty);
     int mext = 13; /* ints per memory instance */
-    int *w = mu_calloc((size_t)mext * T + 4, sizeof(int)), *r = mu_calloc((size_t)mext * T + 4, sizeof(int));
+    int *w = mu_calloc((size_t)mext * T + 4, sizeof(int));
+    int *r = mu_calloc((size_t)mext * T + 4, sizeof(int));
     int *want = mu_calloc((size_t)mext * T + 4, sizeof(int));
     long s = 0;
     for (int t = 0; t < T; t++)
