@@ -79,8 +79,6 @@ MPI_File_errhandler_function *ostio__mpiio_errhandler_fn(MPI_Errhandler eh);
 /* ---- errors (mpiio_err.c) ---- */
 /* The MPI error class of an OSTIO_E* code. */
 int ostio__mpiio_class_of(int ostio_rc);
-/* An MPI error code of class cls whose MPI_Error_string is "call: msg". */
-int ostio__mpiio_code(int cls, const char *call, const char *msg);
 /* Reports ostio_rc (< 0, detail from ostio_last_error) of call on mf through
  * its error handler (mf NULL: the default file error handler, as for
  * MPI_FILE_NULL) and returns the MPI code. */

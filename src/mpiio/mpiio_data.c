@@ -62,6 +62,10 @@ int ostio__mpiio_rw(ostio__mfile *mf, const char *call, int flags, MPI_Offset of
     return ostio__mpiio_fail(mf, call, rc);
   }
   rc = ostio__mpiio_access(mf, &op, pos, buf, count, dt, &n);
+  /* A write on a read-only open: MPI_ERR_READ_ONLY, as ROMIO and OMPIO say. */
+  if (rc == OSTIO_EACCES && op.is_write &&
+      (mf->amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR)) == MPI_MODE_RDONLY)
+    return ostio__mpiio_failc(mf, call, MPI_ERR_READ_ONLY, "%s", ostio_last_error());
   if (rc < 0) return ostio__mpiio_fail(mf, call, rc);
   if (flags & OSTIO__AT_INDIV) mf->fp = pos + n / mf->view.etype_size;
   ostio__mpiio_set_status(st, n);

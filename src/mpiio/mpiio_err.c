@@ -32,8 +32,9 @@ int ostio__mpiio_class_of(int rc)
  * every failure of that class (MPI keeps the last string of a code). Where
  * the MPI library does not give such a code back with its string (MPICH 4.0
  * shows an unrelated error stack for codes added to predefined classes),
- * the call returns the class itself and the message goes to stderr, one
- * line per failure, unless OSTIO_MPIIO_QUIET=1. */
+ * the call returns the class itself; the message goes to stderr (one line
+ * per failure) when OSTIO_MPIIO_VERBOSE=1 or when the file's error handler
+ * is not MPI_ERRORS_RETURN (the program will not get to print it). */
 #define NCLASS 128
 static int codes[NCLASS];
 static int strings_work = -1; /* -1 not probed yet */
@@ -51,25 +52,44 @@ static int probe(void)
   return strcmp(back, mark) == 0;
 }
 
-int ostio__mpiio_code(int cls, const char *call, const char *msg)
+static int verbose(void)
 {
+  const char *v = getenv("OSTIO_MPIIO_VERBOSE");
+  return v && !strcmp(v, "1");
+}
+
+/* The code of class cls carrying "call: msg"; *kept is 0 when the MPI
+ * library cannot carry the text (the caller decides whether to print it). */
+static int make_code(int cls, const char *text, int *kept)
+{
+  *kept = 0;
   if (cls <= 0 || cls >= NCLASS) return cls;
-  char text[MPI_MAX_ERROR_STRING];
-  snprintf(text, sizeof text, "%s (ostio): %s", call, msg && *msg ? msg : "failed");
   pthread_mutex_lock(&lock);
   if (strings_work < 0) strings_work = probe();
   int code = 0;
   if (strings_work) {
     code = codes[cls];
     if (!code && MPI_Add_error_code(cls, &code) == MPI_SUCCESS) codes[cls] = code;
-    if (code) MPI_Add_error_string(code, text);
+    if (code && MPI_Add_error_string(code, text) == MPI_SUCCESS) *kept = 1;
   }
   pthread_mutex_unlock(&lock);
-  if (!code) {
-    const char *q = getenv("OSTIO_MPIIO_QUIET");
-    if (!q || strcmp(q, "1") != 0) fprintf(stderr, "ostio-mpiio: %s\n", text);
-    return cls;
-  }
+  return code ? code : cls;
+}
+
+/* The code of class cls for call's failure; the text is printed where the
+ * code cannot carry it and OSTIO_MPIIO_VERBOSE=1 asks, or mf's handler will
+ * not return to the program. */
+static int code_for(ostio__mfile *mf, int cls, const char *call, const char *msg)
+{
+  char text[MPI_MAX_ERROR_STRING];
+  snprintf(text, sizeof text, "%s (ostio): %s", call, msg && *msg ? msg : "failed");
+  int kept = 0, code = make_code(cls, text, &kept);
+  MPI_Errhandler eh = MPI_ERRORS_RETURN;
+  if (mf) eh = mf->errh;
+  else if (PMPI_File_get_errhandler(MPI_FILE_NULL, &eh) == MPI_SUCCESS && eh != MPI_ERRORS_RETURN &&
+           eh != MPI_ERRORS_ARE_FATAL)
+    MPI_Errhandler_free(&eh);
+  if (!kept && (verbose() || eh != MPI_ERRORS_RETURN)) fprintf(stderr, "ostio-mpiio: %s\n", text);
   return code;
 }
 
@@ -109,8 +129,7 @@ done:
 
 int ostio__mpiio_fail(ostio__mfile *mf, const char *call, int rc)
 {
-  int code = ostio__mpiio_code(ostio__mpiio_class_of(rc), call, ostio_last_error());
-  return ostio__mpiio_raise(mf, code);
+  return ostio__mpiio_raise(mf, code_for(mf, ostio__mpiio_class_of(rc), call, ostio_last_error()));
 }
 
 int ostio__mpiio_failc(ostio__mfile *mf, const char *call, int cls, const char *fmt, ...)
@@ -120,5 +139,5 @@ int ostio__mpiio_failc(ostio__mfile *mf, const char *call, int cls, const char *
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return ostio__mpiio_raise(mf, ostio__mpiio_code(cls, call, msg));
+  return ostio__mpiio_raise(mf, code_for(mf, cls, call, msg));
 }

@@ -38,14 +38,16 @@ static int selected_path(const char *path)
   return ostio__mpiio_path_selected(abs, paths);
 }
 
-static int take(const char *path, MPI_Info info)
+/* 1: the file is ostio's by the hint or OSTIO_MPIIO_PATHS; 0: not; the hint
+ * ostio_mpiio=disable also says no to an existing container (*veto). */
+static int take(const char *path, MPI_Info info, int *veto)
 {
   int hint = ostio__mpiio_hint(info);
+  *veto = hint == 0;
   if (hint == 1) return 1;
   if (hint == 0) return 0;
   return selected_path(path);
 }
-
 static int check_amode(int amode)
 {
   int access = amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
@@ -130,22 +132,32 @@ fail:
   return rc;
 }
 
+static int rank0(MPI_Comm comm)
+{
+  int r = -1;
+  return MPI_Comm_rank(comm, &r) == MPI_SUCCESS && r == 0;
+}
+
 OSTIO__MPIIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amode,
                                    MPI_Info info, MPI_File *fh)
 {
   if (!filename) return PMPI_File_open(comm, filename, amode, info, fh);
   const char *path = strip_prefix(filename);
   /* Every rank must take the same decision, or some would wait in ROMIO's
-   * open for ranks that went to ostio's. */
-  int mine = take(path, info), v[2] = {mine, -mine}, r[2];
-  if (MPI_Allreduce(v, r, 2, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+   * open for ranks that went to ostio's. An existing container is ostio's
+   * wherever it is (the MPI library would see a directory): rank 0 looks,
+   * once for the job. */
+  int veto = 0, mine = take(path, info, &veto);
+  int v[3] = {mine, -mine, !mine && !veto && rank0(comm) && ostio__ctr_is_container(path) == 1};
+  int r[3];
+  if (MPI_Allreduce(v, r, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
     return PMPI_File_open(comm, filename, amode, info, fh);
   if (r[0] != -r[1])
     return ostio__mpiio_failc(NULL, "MPI_File_open", MPI_ERR_ARG, "%s: the ranks disagree on "
                               "whether ostio serves the file (OSTIO_MPIIO_PATHS or the hint "
                               "ostio_mpiio differ between ranks); give every rank the same",
                               filename);
-  if (!mine) return PMPI_File_open(comm, filename, amode, info, fh);
+  if (!mine && !r[2]) return PMPI_File_open(comm, filename, amode, info, fh);
   if (ostio__mpiio_hint(info) == -2)
     return ostio__mpiio_failc(NULL, "MPI_File_open", MPI_ERR_INFO_VALUE,
                               "hint ostio_mpiio: accepted values are enable and disable");
@@ -155,7 +167,7 @@ OSTIO__MPIIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amod
     *fh = MPI_FILE_NULL;
     int cls = ostio__mpiio_class_of(rc);
     if (rc == OSTIO_EINVAL && strstr(ostio_last_error(), "amode")) cls = MPI_ERR_AMODE;
-    return ostio__mpiio_raise(NULL, ostio__mpiio_code(cls, "MPI_File_open", ostio_last_error()));
+    return ostio__mpiio_failc(NULL, "MPI_File_open", cls, "%s", ostio_last_error());
   }
   *fh = (MPI_File)(void *)mf;
   return MPI_SUCCESS;
@@ -185,7 +197,9 @@ OSTIO__MPIIO_API int MPI_File_delete(const char *filename, MPI_Info info)
 {
   if (!filename) return PMPI_File_delete(filename, info);
   const char *path = strip_prefix(filename);
-  if (!take(path, info)) return PMPI_File_delete(filename, info);
+  int veto = 0;
+  if (!take(path, info, &veto) && (veto || ostio__ctr_is_container(path) != 1))
+    return PMPI_File_delete(filename, info);
   int rc = 0;
   if (ostio__ctr_is_container(path) == 1) rc = ostio__ctr_remove(path);
   else if (unlink(path) != 0) rc = ostio__fail(ostio__from_errno(errno), "%s: cannot delete: %s",

@@ -145,6 +145,12 @@ int ostio__mpiio_access(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos
     if ((rc = ostio__agree(mf->comm, rc)) < 0) goto done;
     rc = op->is_write ? ostio_write_all(mf->fh, l.e, l.n, data)
                       : ostio_read_all(mf->fh, l.e, l.n, data);
+    /* ostio's collective calls refuse bytes named by two ranks (agreed on
+     * every rank, before any byte moves); MPI allows it: every rank reads
+     * the same header, or overlapping writes whose outcome MPI leaves open
+     * (atomic mode: one whole write wins, the mutex sees to it). So each
+     * rank does its own part independently and the outcome is agreed. */
+    if (rc == OSTIO_EOVERLAP) rc = ostio__agree(mf->comm, independent(mf, op, &l, data));
   } else if (rc == 0 && total > 0) {
     rc = independent(mf, op, &l, data);
   }
