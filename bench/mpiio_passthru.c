@@ -3,8 +3,9 @@
  * the same binary is timed with and without LD_PRELOAD
  * (scripts/bench-mpiio-passthru.sh alternates the two). Each rank writes
  * then reads N records of S bytes at its own offsets (write_at / read_at),
- * then one collective write_at_all and read_at_all per record; prints the
- * slowest rank's seconds per phase. Not linked against ostio.
+ * then one collective write_at_all and read_at_all per record, then N / 50
+ * opens and closes; prints the slowest rank's seconds per phase. Not linked
+ * against ostio.
  *   mpiexec -n 2 ostio_bench_mpiio_passthru PATH [N [S]] */
 #include <mpi.h>
 #include <stdio.h>
@@ -21,7 +22,8 @@ int main(int argc, char **argv)
     if (rank == 0)
       printf("usage: mpiexec -n P %s PATH [N [S]]\n"
              "Times N independent write_at and read_at calls of S bytes per rank, then N\n"
-             "write_at_all and read_at_all calls, on PATH (default N 20000, S 64); prints\n"
+             "write_at_all and read_at_all calls, then N/50 opens + closes, on PATH\n"
+             "(default N 20000, S 64); prints\n"
              "the slowest rank's seconds per phase. Run it with and without\n"
              "LD_PRELOAD=libostio-mpiio.so on a path outside OSTIO_MPIIO_PATHS to measure\n"
              "the interposer's pass-through cost (scripts/bench-mpiio-passthru.sh).\n",
@@ -64,9 +66,20 @@ int main(int argc, char **argv)
     MPI_Reduce(&dt, &t[phase], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   }
   MPI_File_close(&fh);
+  /* Opens and closes: the interposer's one Allreduce (and rank 0's look
+   * for a container) per open. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  for (long i = 0; i < n / 50; i++) {
+    bad |= MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    bad |= MPI_File_close(&fh);
+  }
+  double dt = MPI_Wtime() - t0, topen = 0;
+  MPI_Reduce(&dt, &topen, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     MPI_File_delete(argv[1], MPI_INFO_NULL);
     for (int p = 0; p < 4; p++) printf("%s %.6f\n", names[p], t[p]);
+    printf("open+close %.6f\n", topen);
   }
   free(buf);
   MPI_Finalize();

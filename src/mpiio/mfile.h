@@ -67,9 +67,17 @@ int ostio__mpiio_path_selected(const char *path, const char *paths);
 int ostio__mpiio_hint(MPI_Info info);
 
 /* ---- the handle table (mpiio_table.c) ---- */
-/* The ostio__mfile behind fh, or NULL when fh is not ours (one atomic load
- * when no ostio file is open). */
-ostio__mfile *ostio__mpiio_lookup(MPI_File fh);
+/* The ostio__mfile behind fh, or NULL when fh is not ours. Inline, so the
+ * pass-through path of a wrapper with no ostio file open is one atomic load
+ * and a tail call to PMPI (docs/mpiio.md measures it). */
+extern int ostio__mpiio_open_count;
+ostio__mfile *ostio__mpiio_find(MPI_File fh);
+static inline ostio__mfile *ostio__mpiio_lookup(MPI_File fh)
+{
+  if (__builtin_expect(__atomic_load_n(&ostio__mpiio_open_count, __ATOMIC_ACQUIRE) == 0, 1))
+    return NULL;
+  return ostio__mpiio_find(fh);
+}
 int ostio__mpiio_register(ostio__mfile *mf);
 void ostio__mpiio_unregister(ostio__mfile *mf);
 /* MPI_File_create_errhandler's functions, so ours are called with our handle. */

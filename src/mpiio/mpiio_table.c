@@ -10,11 +10,10 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static ostio__mfile **files;
 static int nfiles, capfiles;
-static int open_count; /* read without the lock: atomic */
+int ostio__mpiio_open_count; /* read without the lock: atomic */
 
-ostio__mfile *ostio__mpiio_lookup(MPI_File fh)
+ostio__mfile *ostio__mpiio_find(MPI_File fh)
 {
-  if (__atomic_load_n(&open_count, __ATOMIC_ACQUIRE) == 0) return NULL;
   ostio__mfile *found = NULL;
   pthread_mutex_lock(&lock);
   for (int i = 0; i < nfiles; i++)
@@ -38,7 +37,7 @@ int ostio__mpiio_register(ostio__mfile *mf)
   }
   if (rc == 0) {
     files[nfiles++] = mf;
-    __atomic_store_n(&open_count, nfiles, __ATOMIC_RELEASE);
+    __atomic_store_n(&ostio__mpiio_open_count, nfiles, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&lock);
   return rc;
@@ -52,7 +51,7 @@ void ostio__mpiio_unregister(ostio__mfile *mf)
       files[i] = files[--nfiles];
       break;
     }
-  __atomic_store_n(&open_count, nfiles, __ATOMIC_RELEASE);
+  __atomic_store_n(&ostio__mpiio_open_count, nfiles, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&lock);
 }
 
