@@ -11,4 +11,11 @@
 int ostio__check_access(const char *path, int can_read, int can_write, int is_write,
                         const char *verb);
 
+/* The MPI rules on an open's amode: exactly one of MPI_MODE_RDONLY,
+ * MPI_MODE_WRONLY, MPI_MODE_RDWR; RDONLY without CREATE or EXCL
+ * (OSTIO_EINVAL); MPI_MODE_SEQUENTIAL is OSTIO_ENOTSUP (ostio's calls take
+ * explicit offsets). Used by ostio_open and by libostio-mpiio, which
+ * reports an OSTIO_EINVAL from here as MPI_ERR_AMODE. */
+int ostio__check_amode(int amode);
+
 #endif

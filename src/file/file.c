@@ -24,21 +24,6 @@ static int unsupported(const ostio_file *fh, const char *call)
                      fh->path, call, fh->kind->name);
 }
 
-static int check_amode(int amode)
-{
-  int access = amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
-  if (access != MPI_MODE_RDONLY && access != MPI_MODE_WRONLY && access != MPI_MODE_RDWR)
-    return ostio__fail(OSTIO_EINVAL, "amode 0x%x: give exactly one of MPI_MODE_RDONLY, "
-                       "MPI_MODE_WRONLY, MPI_MODE_RDWR", (unsigned)amode);
-  if (access == MPI_MODE_RDONLY && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
-    return ostio__fail(OSTIO_EINVAL, "amode: MPI_MODE_RDONLY cannot be combined with "
-                       "MPI_MODE_CREATE or MPI_MODE_EXCL");
-  if (amode & MPI_MODE_SEQUENTIAL)
-    return ostio__fail(OSTIO_ENOTSUP, "amode: MPI_MODE_SEQUENTIAL is not supported; ostio "
-                       "calls take explicit offsets");
-  return 0;
-}
-
 /* The kind a new file gets: the one the hint ostio_container names. */
 static const ostio__kind_ops *kind_for_create(const ostio_file *fh)
 {
@@ -191,7 +176,7 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
     fh->amode = amode;
   }
   if (rc == 0 && (!path || !*path)) rc = ostio__fail(OSTIO_EINVAL, "ostio_open: empty path");
-  if (rc == 0) rc = check_amode(amode);
+  if (rc == 0) rc = ostio__check_amode(amode);
   if (rc == 0 && !(fh->path = strdup(path))) rc = ostio__fail(OSTIO_ENOMEM, "out of memory");
   if (rc == 0) rc = ostio__hints_resolve(path, info, &fh->hints);
   /* Before rank 0's hints replace ours, so a bad name fails where given. */

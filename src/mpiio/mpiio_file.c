@@ -10,6 +10,7 @@
 #include "mpiio/mfile.h"
 
 #include "container/container.h"
+#include "core/access.h"
 #include "core/agree.h"
 #include "core/error.h"
 #include "file/file.h"
@@ -48,22 +49,6 @@ static int take(const char *path, MPI_Info info, int *veto)
   if (hint == 0) return 0;
   return selected_path(path);
 }
-static int check_amode(int amode)
-{
-  int access = amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
-  if (access != MPI_MODE_RDONLY && access != MPI_MODE_WRONLY && access != MPI_MODE_RDWR)
-    return ostio__fail(OSTIO_EINVAL, "amode 0x%x: give exactly one of MPI_MODE_RDONLY, "
-                       "MPI_MODE_WRONLY, MPI_MODE_RDWR", (unsigned)amode);
-  if (access == MPI_MODE_RDONLY && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
-    return ostio__fail(OSTIO_EINVAL, "amode: MPI_MODE_RDONLY cannot be combined with "
-                       "MPI_MODE_CREATE or MPI_MODE_EXCL");
-  if (amode & MPI_MODE_SEQUENTIAL)
-    return ostio__fail(OSTIO_ENOTSUP, "amode: MPI_MODE_SEQUENTIAL is not served by ostio; "
-                       "open the file outside OSTIO_MPIIO_PATHS (or with the hint "
-                       "ostio_mpiio=disable) for ROMIO");
-  return 0;
-}
-
 static void destroy(ostio__mfile *mf)
 {
   if (!mf) return;
@@ -80,7 +65,7 @@ static void destroy(ostio__mfile *mf)
 }
 
 static int open_ours(MPI_Comm comm, const char *path, int amode, MPI_Info info,
-                     ostio__mfile **out)
+                     ostio__mfile **out, int *amode_bad)
 {
   ostio__mfile *mf = calloc(1, sizeof *mf);
   int rc = mf ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
@@ -95,8 +80,12 @@ static int open_ours(MPI_Comm comm, const char *path, int amode, MPI_Info info,
     ostio__view_default(&mf->view);
     if (!(mf->path = strdup(path))) rc = ostio__fail(OSTIO_ENOMEM, "out of memory");
   }
-  if (rc == 0) rc = check_amode(amode);
-  if ((rc = ostio__agree(comm, rc)) < 0) goto fail;
+  if (rc == 0 && (rc = ostio__check_amode(amode)) == OSTIO_EINVAL) *amode_bad = 1;
+  if ((rc = ostio__agree(comm, rc)) < 0) {
+    /* Every rank reports the class of the rank whose amode was wrong. */
+    MPI_Allreduce(MPI_IN_PLACE, amode_bad, 1, MPI_INT, MPI_MAX, comm);
+    goto fail;
+  }
   if (MPI_Comm_dup(comm, &mf->comm) != MPI_SUCCESS) {
     rc = ostio__agree(comm, ostio__fail(OSTIO_EMPI, "MPI_Comm_dup failed"));
     goto fail;
@@ -162,11 +151,12 @@ OSTIO__MPIIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amod
     return ostio__mpiio_failc(NULL, "MPI_File_open", MPI_ERR_INFO_VALUE,
                               "hint ostio_mpiio: accepted values are enable and disable");
   ostio__mfile *mf = NULL;
-  int rc = open_ours(comm, path, amode, info, &mf);
+  int amode_bad = 0;
+  int rc = open_ours(comm, path, amode, info, &mf, &amode_bad);
   if (rc < 0) {
     *fh = MPI_FILE_NULL;
-    int cls = ostio__mpiio_class_of(rc);
-    if (rc == OSTIO_EINVAL && strstr(ostio_last_error(), "amode")) cls = MPI_ERR_AMODE;
+    /* Every rank checked the same amode (ostio_open agrees that it is). */
+    int cls = amode_bad ? MPI_ERR_AMODE : ostio__mpiio_class_of(rc);
     return ostio__mpiio_failc(NULL, "MPI_File_open", cls, "%s", ostio_last_error());
   }
   *fh = (MPI_File)(void *)mf;
@@ -263,21 +253,26 @@ OSTIO__MPIIO_API int MPI_File_get_group(MPI_File fh, MPI_Group *group)
   return MPI_Comm_group(mf->comm, group);
 }
 
+/* Every key of src set in dst (src may be MPI_INFO_NULL). */
+static void copy_keys(MPI_Info dst, MPI_Info src)
+{
+  int nkeys = 0;
+  if (src == MPI_INFO_NULL || MPI_Info_get_nkeys(src, &nkeys) != MPI_SUCCESS) return;
+  for (int i = 0; i < nkeys; i++) {
+    char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    if (MPI_Info_get_nthkey(src, i, key) != MPI_SUCCESS) continue;
+    if (MPI_Info_get(src, key, MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS && flag)
+      MPI_Info_set(dst, key, val);
+  }
+}
+
 OSTIO__MPIIO_API int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
   if (!mf) return PMPI_File_set_info(fh, info);
   /* Kept for get_info; ostio reads its hints at open (docs/mpiio.md). */
-  int nkeys = 0;
-  if (info != MPI_INFO_NULL && MPI_Info_get_nkeys(info, &nkeys) == MPI_SUCCESS) {
-    for (int i = 0; i < nkeys; i++) {
-      char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
-      int flag = 0;
-      if (MPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS) continue;
-      if (MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS && flag)
-        MPI_Info_set(mf->info, key, val);
-    }
-  }
+  copy_keys(mf->info, info);
   return MPI_SUCCESS;
 }
 
@@ -290,15 +285,7 @@ OSTIO__MPIIO_API int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
     return ostio__mpiio_failc(mf, "MPI_File_get_info", MPI_ERR_OTHER, "MPI_Info_dup failed");
   /* The effective hints: ostio's resolution of the keys it knows. */
   if (ostio_hints_effective(mf->path, mf->info, &eff) == 0) {
-    int nkeys = 0;
-    MPI_Info_get_nkeys(eff, &nkeys);
-    for (int i = 0; i < nkeys; i++) {
-      char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
-      int flag = 0;
-      if (MPI_Info_get_nthkey(eff, i, key) != MPI_SUCCESS) continue;
-      if (MPI_Info_get(eff, key, MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS && flag)
-        MPI_Info_set(out, key, val);
-    }
+    copy_keys(out, eff);
     MPI_Info_free(&eff);
   }
   MPI_Info_set(out, "ostio_mpiio", "enable");
