@@ -13,8 +13,8 @@ script) against the architecture rules:
 
   (a) include order: a module includes headers (#include "MODULE/...") only
       from itself and the modules below it:
-        core < hints < layout < plan < stats < io < container < engine
-             < kinds < file < mpiio
+        core < hints < layout < plan < cache < stats < io < container
+             < engine < kinds < file < mpiio
       kinds are the container kinds' file-layer plugins
       (src/container/KIND/*_file*.[ch]); kinds and file may include each
       other (plugin and registry). preload (MPI-free) may include core,
@@ -50,8 +50,8 @@ import os, re, sys
 root = sys.argv[1]
 os.chdir(root)
 
-ORDER = ["core", "hints", "layout", "plan", "stats", "io", "container", "engine", "kinds",
-         "file", "mpiio"]
+ORDER = ["core", "hints", "layout", "plan", "cache", "stats", "io", "container", "engine",
+         "kinds", "file", "mpiio"]
 RANK = {m: i for i, m in enumerate(ORDER)}
 PRELOAD_MAY = {"core", "hints", "layout", "io", "container", "preload"}
 MAX_LINES = 600

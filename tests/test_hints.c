@@ -86,6 +86,8 @@ static const struct { const char *key, *dflt; } defaults[NKEYS] = {
   {"romio_lustre_ds_in_coll", "enable"}, {"ostio_layout_source", "auto"},
   {"ostio_strategy", "auto"}, {"ostio_pipeline", "true"}, {"ostio_container", "plain"},
   {"ostio_objects", "0"}, {"ostio_log_writers", "rank"}, {"ostio_mpiio", "automatic"},
+  {"ostio_cache", "disable"}, {"ostio_cache_page", "0"}, {"ostio_cache_size", "67108864"},
+  {"ostio_cache_bypass", "0"},
 };
 
 static void test_defaults(void)
@@ -470,6 +472,22 @@ static void test_unknown_recorded(void)
   CHECK(ostio__hints_set(&h, "ostio_objects", "2001") == OSTIO_EHINT);
   CHECK(h.ostio_objects == 2000 && ostio__hints_given(&h, "ostio_objects"));
   CHECK(ostio__hints_set(&h, "ostio_objects", "0") == 0 && h.ostio_objects == 0); /* automatic */
+
+  /* The cache (issue 17): off by default; page 0 = the stripe size; 64 MiB. */
+  CHECK(h.ostio_cache == OSTIO__TRI_DISABLE && h.ostio_cache_page == 0 &&
+        h.ostio_cache_size == INT64_C(64) << 20 && h.ostio_cache_bypass == 0);
+  CHECK(ostio__hints_set(&h, "ostio_cache", "enable") == 0 && h.ostio_cache == OSTIO__TRI_ENABLE);
+  CHECK(ostio__hints_set(&h, "ostio_cache", "sometimes") == OSTIO_EHINT);
+  CHECK(ostio__hints_set(&h, "ostio_cache_page", "4m") == 0 && h.ostio_cache_page == 4 << 20);
+  CHECK(ostio__hints_set(&h, "ostio_cache_page", "0") == 0 && h.ostio_cache_page == 0);
+  CHECK(ostio__hints_set(&h, "ostio_cache_size", "0") == OSTIO_EHINT);
+  CHECK(strstr(ostio_last_error(), "ostio_cache_size") && strstr(ostio_last_error(), "minimum"));
+  CHECK(ostio__hints_set(&h, "ostio_cache_size", "2t") == OSTIO_EHINT);
+  CHECK(ostio__hints_set(&h, "ostio_cache_size", "1g") == 0 && h.ostio_cache_size == 1 << 30);
+  CHECK(ostio__hints_set(&h, "ostio_cache_bypass", "256k") == 0 &&
+        h.ostio_cache_bypass == 256 << 10);
+  CHECK(ostio__hints_no_effect("ostio_cache") && ostio__hints_no_effect("ostio_cache_page") &&
+        ostio__hints_no_effect("ostio_cache_size") && ostio__hints_no_effect("ostio_cache_bypass"));
 }
 
 static void test_format(void)

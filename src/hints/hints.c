@@ -85,7 +85,11 @@ static int check_config_list(const char *key, const char *value);
   ENUM_(ostio_container,             OSTIO__CONTAINER_PLAIN, container_words)    \
   INT_(ostio_objects,                0,  1, OSTIO_MAX_STRIPE_COUNT, 0, NULL)     \
   ENUM_(ostio_log_writers,           0, log_writers_words)                       \
-  TRI_(ostio_mpiio,                  OSTIO__TRI_AUTO)
+  TRI_(ostio_mpiio,                  OSTIO__TRI_AUTO)                            \
+  TRI_(ostio_cache,                  OSTIO__TRI_DISABLE)                         \
+  SIZE_(ostio_cache_page,            0, 1, INT64_C(1) << 40)                     \
+  SIZE_(ostio_cache_size,            INT64_C(64) << 20, 1, INT64_C(1) << 40)     \
+  SIZE_(ostio_cache_bypass,          0, 1, INT64_MAX)
 
 #define OFF_(f) .key = #f, .off = offsetof(ostio__hints, f)
 #define D_SIZE_(f, d, lo, hi) {OFF_(f), .type = H_SIZE, .dflt = (d), .min = (lo), .max = (hi)},
@@ -544,6 +548,13 @@ static const struct {
     {"ind_wr_buffer_size", "independent writes are never sieved; each write_at is one pwrite"},
     {"romio_no_indep_rw", "independent calls are always allowed; opens are not deferred"},
     {"romio_lustre_ds_in_coll", "the collective path never sieves reads inside a round"},
+    {"ostio_cache", "the cache layer (issue 17) is being built; only its page and pool "
+                    "planning exists, nothing caches yet"},
+    {"ostio_cache_page", "the cache layer (issue 17) is being built; pages are planned, "
+                         "not yet used"},
+    {"ostio_cache_size", "the cache layer (issue 17) is being built; no pool is allocated yet"},
+    {"ostio_cache_bypass", "the cache layer (issue 17) is being built; every request goes "
+                           "around it today"},
 };
 
 const char *ostio__hints_no_effect(const char *key)

@@ -53,6 +53,10 @@ typedef struct ostio__hints {
   int64_t ostio_objects;           /* objects of a new container; 0 = stripe count */
   int     ostio_log_writers;       /* log containers: 0 rank, 1 node (ostio__log_writers) */
   int     ostio_mpiio;             /* ostio__tri: libostio-mpiio.so takes the file */
+  int     ostio_cache;             /* ostio__tri, default disable (issue 17)  */
+  int64_t ostio_cache_page;        /* cache page bytes; 0 = the stripe size   */
+  int64_t ostio_cache_size;        /* cache bytes per rank, default 64 MiB    */
+  int64_t ostio_cache_bypass;      /* larger requests skip the cache; 0 = 4 pages */
   uint64_t given;                  /* bit i: hint i was set explicitly        */
   int     nunknown;                /* entries used in unknown[]               */
   int     unknown_more;            /* unknown keys that did not fit           */
