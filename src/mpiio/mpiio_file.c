@@ -222,11 +222,10 @@ OSTIO__MPIIO_API int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
   if (!mf) return PMPI_File_preallocate(fh, size);
   int64_t cur = 0, want = (int64_t)size;
   int rc = want < 0 ? ostio__fail(OSTIO_EINVAL, "size %lld is negative", (long long)want) : 0;
-  if (rc == 0) rc = ostio_get_size(mf->fh, &cur);
   /* Rank 0's view of the size decides for everyone: set_size is collective. */
-  int64_t v[2] = {rc, cur};
-  MPI_Bcast(v, 2, MPI_INT64_T, 0, mf->comm);
-  if ((rc = ostio__agree(mf->comm, rc)) == 0 && v[1] < want) rc = ostio_set_size(mf->fh, want);
+  if (rc == 0 && mf->rank == 0) rc = ostio_get_size(mf->fh, &cur);
+  MPI_Bcast(&cur, 1, MPI_INT64_T, 0, mf->comm);
+  if ((rc = ostio__agree(mf->comm, rc)) == 0 && cur < want) rc = ostio_set_size(mf->fh, want);
   return rc < 0 ? ostio__mpiio_fail(mf, "MPI_File_preallocate", rc) : MPI_SUCCESS;
 }
 

@@ -13,8 +13,10 @@
 
 #include "mpiio/mfile.h"
 
+#include "core/access.h"
 #include "core/agree.h"
 #include "core/error.h"
+#include "file/file.h"
 
 typedef struct {
   ostio_extent *e;
@@ -70,11 +72,9 @@ static char *contiguous(const ostio__dtype_map *mm, void *buf, MPI_Count count, 
 static int check_args(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos,
                       MPI_Count count, const ostio__dtype_map *mm, int64_t *total)
 {
-  int access = mf->amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
-  if (op->is_write && access == MPI_MODE_RDONLY)
-    return ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_RDONLY; cannot write", mf->path);
-  if (!op->is_write && access == MPI_MODE_WRONLY)
-    return ostio__fail(OSTIO_EACCES, "%s was opened MPI_MODE_WRONLY; cannot read", mf->path);
+  int rc = ostio__check_access(mf->path, mf->fh->can_read, mf->fh->can_write, op->is_write,
+                               NULL);
+  if (rc < 0) return rc;
   if (count < 0)
     return ostio__fail(OSTIO_EINVAL, "count %lld is negative", (long long)count);
   if (pos < 0)
