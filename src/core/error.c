@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define DETAIL_MAX 1024 /* the longest detail: ostio_stat_get listing every statistic */
+#define DETAIL_MAX 2048 /* the longest detail: ostio_stat_get listing every statistic */
 
 /* The only per-thread state of the library: the last failure's detail. */
 static _Thread_local char detail[DETAIL_MAX];

@@ -148,6 +148,33 @@ static int engine_open(ostio_file *fh)
   return ostio__engine_init(fh->nprocs, &fh->engine.scratch);
 }
 
+/* The cache's way to the file: the kind's independent calls. */
+static int backing_write(void *ctx, int64_t off, const void *buf, size_t len)
+{
+  ostio_file *fh = ctx;
+  return fh->kind->write_at(fh, off, buf, len);
+}
+
+static int backing_read(void *ctx, int64_t off, void *buf, size_t len)
+{
+  ostio_file *fh = ctx;
+  return fh->kind->read_at(fh, off, buf, len);
+}
+
+/* Collective. Only kinds whose writes every process sees at once: a log
+ * container's logs are seen by others after ostio_sync, so a page written
+ * back by one rank could not be read in by another (docs/cache.md). */
+static int cache_open(ostio_file *fh)
+{
+  if (!fh->kind->coherent || !fh->kind->write_at || !fh->kind->read_at) return 0;
+  ostio__cache_file f = {
+    .comm = fh->comm, .rank = fh->rank, .nprocs = fh->nprocs, .hints = &fh->hints,
+    .layout = fh->layout, .eligible = fh->eligible, .neligible = fh->neligible,
+    .backing = {.write = backing_write, .read = backing_read, .ctx = fh}, .stats = &fh->stats,
+  };
+  return ostio__cache_open(&f, &fh->cache);
+}
+
 static void destroy(ostio_file *fh)
 {
   if (!fh) return;
@@ -208,6 +235,7 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
                                  fh->hints.direct_write);
   if (rc == 0) rc = engine_open(fh);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
+  if ((rc = cache_open(fh)) < 0) goto fail;
   *out = fh;
   return 0;
 fail:
@@ -220,6 +248,8 @@ int ostio_close(ostio_file **fhp)
   if (!fhp || !*fhp) return ostio__fail(OSTIO_EINVAL, "ostio_close: NULL handle");
   ostio_file *fh = *fhp;
   *fhp = NULL;
+  /* Dirty pages first, so the statistics count their write-backs. */
+  int rc0 = fh->cache ? ostio__cache_close(&fh->cache) : 0;
   /* A kind without a layout (log) reports none, named by the kind. */
   const ostio__comp none = {0}, *c0 = fh->layout ? &fh->layout->comp[0] : &none;
   char strat[32];
@@ -230,6 +260,7 @@ int ostio_close(ostio_file **fhp)
     .layout_source = fh->layout ? fh->layout->source : fh->kind->name, .strategy = strat, .hints = &fh->hints,
   };
   int rc = ostio__stats_report(fh->comm, &fh->stats, &info, getenv("OSTIO_STATS"));
+  if (rc0 < 0) rc = rc0;
   ostio__io_fini(&fh->io);
   int rc2 = fh->kind->close ? fh->kind->close(fh) : unsupported(fh, "close");
   if (rc == 0) rc = rc2;
@@ -261,6 +292,7 @@ int ostio_write_at(ostio_file *fh, int64_t offset, const void *buf, size_t len)
   if (rc < 0) return rc;
   ostio__stat_add(&fh->stats, OSTIO__STAT_indep_writes, 1);
   if (!len) return 0;
+  if (fh->cache) return ostio__cache_write(fh->cache, offset, buf, len);
   return fh->kind->write_at ? fh->kind->write_at(fh, offset, buf, len)
                             : unsupported(fh, "ostio_write_at");
 }
@@ -271,6 +303,7 @@ int ostio_read_at(ostio_file *fh, int64_t offset, void *buf, size_t len)
   if (rc < 0) return rc;
   ostio__stat_add(&fh->stats, OSTIO__STAT_indep_reads, 1);
   if (!len) return 0;
+  if (fh->cache) return ostio__cache_read(fh->cache, offset, buf, len);
   return fh->kind->read_at ? fh->kind->read_at(fh, offset, buf, len)
                            : unsupported(fh, "ostio_read_at");
 }
@@ -279,13 +312,21 @@ int ostio_sync(ostio_file *fh)
 {
   if (!fh) return ostio__fail(OSTIO_EINVAL, "ostio_sync: NULL handle");
   if (!fh->kind->sync) return ostio__agree(fh->comm, unsupported(fh, "ostio_sync"));
-  return fh->kind->sync(fh);
+  int rc = fh->cache ? ostio__cache_flush(fh->cache, 0) : 0;
+  int rc2 = fh->kind->sync(fh);
+  return rc < 0 ? rc : rc2;
 }
 
 int ostio_get_size(ostio_file *fh, int64_t *size)
 {
   if (!fh || !size) return ostio__fail(OSTIO_EINVAL, "ostio_get_size: NULL argument");
-  return fh->kind->size ? fh->kind->size(fh, size) : unsupported(fh, "ostio_get_size");
+  if (!fh->kind->size) return unsupported(fh, "ostio_get_size");
+  int rc = fh->kind->size(fh, size);
+  /* The rank's own cached writes count at once (MPI: its own writes are
+   * visible to it); other ranks' after sync, when they are written back. */
+  if (rc == 0 && fh->cache && ostio__cache_local_end(fh->cache) > *size)
+    *size = ostio__cache_local_end(fh->cache);
+  return rc;
 }
 
 int ostio_set_size(ostio_file *fh, int64_t size)
@@ -303,6 +344,9 @@ int ostio_set_size(ostio_file *fh, int64_t size)
     rc = ostio__fail(OSTIO_EINVAL, "ostio_set_size: ranks passed different sizes (%lld .. %lld)",
                      (long long)out[0], (long long)-out[1]);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+  /* Cached bytes reach the file first and leave the cache: the resize is
+   * then the kind's alone (agreed: the flush's outcome is). */
+  if (fh->cache && (rc = ostio__cache_flush(fh->cache, 1)) < 0) return rc;
   return fh->kind->set_size(fh, size);
 }
 
@@ -311,6 +355,10 @@ int ostio_write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const voi
 {
   if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
   if (!fh->kind->write_all) return ostio__agree(fh->comm, unsupported(fh, "ostio_write_all"));
+  /* The collective engine writes around the cache: written back and
+   * emptied first, so no cached page is older than the file. */
+  int rc = fh->cache ? ostio__cache_flush(fh->cache, 1) : 0;
+  if (rc < 0) return rc;
   return fh->kind->write_all(fh, ext, n, buf);
 }
 
@@ -318,6 +366,9 @@ int ostio_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
 {
   if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
   if (!fh->kind->read_all) return ostio__agree(fh->comm, unsupported(fh, "ostio_read_all"));
+  /* The engine reads the file: cached writes reach it first. */
+  int rc = fh->cache ? ostio__cache_flush(fh->cache, 0) : 0;
+  if (rc < 0) return rc;
   return fh->kind->read_all(fh, ext, n, buf);
 }
 

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include "cache/cache.h"
 #include "engine/engine.h"
 #include "hints/hints.h"
 #include "io/io.h"
@@ -33,6 +34,9 @@ struct ostio_file {
    * once the kind, the io layer and the aggregators are set; it points at
    * the fields above, so none of them is replaced after open. */
   ostio__engine_ctx engine;
+  /* The cooperative cache (src/cache, docs/cache.md) when the hint
+   * ostio_cache=enable and the kind is coherent; NULL otherwise. */
+  ostio__cache *cache;
 };
 
 /* Each kind's calls are static in its own file and reached through its

@@ -545,16 +545,10 @@ static const struct {
 } no_effect[] = {
     {"romio_ds_read", "independent reads are never sieved; each read_at is one pread"},
     {"ind_rd_buffer_size", "no independent-read sieving buffer (see romio_ds_read)"},
-    {"ind_wr_buffer_size", "independent writes are never sieved; each write_at is one pwrite"},
+    {"ind_wr_buffer_size", "independent writes are never sieved; each write_at is one pwrite (or goes "
+                           "through ostio_cache)"},
     {"romio_no_indep_rw", "independent calls are always allowed; opens are not deferred"},
     {"romio_lustre_ds_in_coll", "the collective path never sieves reads inside a round"},
-    {"ostio_cache", "the cache layer (issue 17) is being built; only its page and pool "
-                    "planning exists, nothing caches yet"},
-    {"ostio_cache_page", "the cache layer (issue 17) is being built; pages are planned, "
-                         "not yet used"},
-    {"ostio_cache_size", "the cache layer (issue 17) is being built; no pool is allocated yet"},
-    {"ostio_cache_bypass", "the cache layer (issue 17) is being built; every request goes "
-                           "around it today"},
 };
 
 const char *ostio__hints_no_effect(const char *key)

@@ -94,8 +94,8 @@ int ostio__stats_get(const ostio__stats *s, const char *name, double *value)
       *value = s->t[i];
       return 0;
     }
-  /* The detail lists every known name (about 500 characters in all). */
-  char known[640];
+  /* The detail lists every known name (about 700 characters in all). */
+  char known[1280];
   size_t len = 0;
   known[0] = '\0';
   for (int i = 0; i < OSTIO__NCOUNTER + OSTIO__NTIMER; i++) {

@@ -40,7 +40,16 @@
   X(objfiles_read,         SUM, "container object files read (distinct, since open)") \
   X(direct_bytes_written,  SUM, "bytes written through the O_DIRECT descriptor")  \
   X(direct_bytes_read,     SUM, "bytes read through the O_DIRECT descriptor")     \
-  X(direct_fallbacks,      SUM, "direct_read/direct_write refused: buffered instead")
+  X(direct_fallbacks,      SUM, "direct_read/direct_write refused: buffered instead") \
+  X(cache_hits,            SUM, "cache: page pieces found in the cache")         \
+  X(cache_remote_hits,     SUM, "cache: hits on pages held by another rank")      \
+  X(cache_misses,          SUM, "cache: page pieces not in the cache")           \
+  X(cache_bypass,          SUM, "cache: requests larger than ostio_cache_bypass") \
+  X(cache_evictions,       SUM, "cache: pages evicted to make room")             \
+  X(cache_lock_waits,      SUM, "cache: page-set locks that had to wait")        \
+  X(cache_flush_writes,    SUM, "cache: write-backs of dirty pages")             \
+  X(cache_flush_bytes,     SUM, "cache: dirty bytes written back")               \
+  X(cache_memory,          MAX, "cache: bytes of memory on the largest rank")
 
 /* X(name, description): seconds, summed over calls; the report shows the
  * largest rank and the mean. */

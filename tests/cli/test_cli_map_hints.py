@@ -272,15 +272,13 @@ class TestHints(CliTestCase):
     def test_hints_without_effect_say_so(self):
         # Issue 15 item 6: accepted for ROMIO compatibility, never read.
         noeffect = ("ind_rd_buffer_size", "ind_wr_buffer_size", "romio_no_indep_rw",
-                    "romio_ds_read", "romio_lustre_ds_in_coll",
-                    # issue 17: the cache's hints, until the cache layer reads them
-                    "ostio_cache", "ostio_cache_page", "ostio_cache_size", "ostio_cache_bypass")
+                    "romio_ds_read", "romio_lustre_ds_in_coll")
         out = self.ok("hints").stdout
         for line in out.splitlines():
             key = line.split(None, 1)[0] if line.strip() else ""
             if key in noeffect:
                 self.assertIn("accepted, no effect", line, line)
-            elif key in ("cb_buffer_size", "romio_ds_write", "striping_unit"):
+            elif key in ("cb_buffer_size", "romio_ds_write", "striping_unit", "ostio_cache"):
                 self.assertNotIn("no effect", line, line)
         doc = json.loads(self.ok("hints", "--json").stdout)
         for key in noeffect:

@@ -1,0 +1,228 @@
+/* The cooperative cache's window, locks and collective points: open, flush,
+ * close. The independent reads and writes are in cache_access.c. See
+ * cache.h and docs/cache.md. */
+#define _POSIX_C_SOURCE 200809L
+#include "cache/cache_impl.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/agree.h"
+#include "core/error.h"
+
+#define DEFAULT_PAGE (INT64_C(1) << 20) /* a layout-less file's page */
+
+int ostio__cache_mpi_fail(const char *what, int owner)
+{
+  return ostio__fail(OSTIO_EMPI, "cache: %s at rank %d failed (MPI one-sided communication; "
+                     "see docs/cache.md, \"Progress\")", what, owner);
+}
+
+/* ---- the ticket lock of one set ----------------------------------------------------- */
+
+int ostio__cache_lock(ostio__cache *c, int owner, int64_t set)
+{
+  MPI_Aint d = (MPI_Aint)ostio__cache_set_disp(&c->wl, set);
+  int64_t one = 1, ticket = 0, now = 0;
+  if (MPI_Fetch_and_op(&one, &ticket, MPI_INT64_T, owner,
+                       d + (MPI_Aint)offsetof(ostio__cache_set_head, next), MPI_SUM,
+                       c->win) != MPI_SUCCESS ||
+      MPI_Win_flush(owner, c->win) != MPI_SUCCESS)
+    return ostio__cache_mpi_fail("taking a ticket", owner);
+  for (int spin = 0;; spin++) {
+    if (MPI_Fetch_and_op(NULL, &now, MPI_INT64_T, owner,
+                         d + (MPI_Aint)offsetof(ostio__cache_set_head, serving), MPI_NO_OP,
+                         c->win) != MPI_SUCCESS ||
+        MPI_Win_flush(owner, c->win) != MPI_SUCCESS)
+      return ostio__cache_mpi_fail("polling a lock", owner);
+    if (now == ticket) return 0;
+    if (spin == 0) ostio__stat_add(c->st, OSTIO__STAT_cache_lock_waits, 1);
+    /* Back off as mpiio_shared.c does: a holder sharing our core must run. */
+    if (spin < 16) sched_yield();
+    else nanosleep(&(struct timespec){0, spin < 64 ? 50000 : 1000000}, NULL);
+  }
+}
+
+int ostio__cache_unlock(ostio__cache *c, int owner, int64_t set)
+{
+  MPI_Aint d = (MPI_Aint)ostio__cache_set_disp(&c->wl, set);
+  int64_t one = 1, old;
+  if (MPI_Fetch_and_op(&one, &old, MPI_INT64_T, owner,
+                       d + (MPI_Aint)offsetof(ostio__cache_set_head, serving), MPI_SUM,
+                       c->win) != MPI_SUCCESS ||
+      MPI_Win_flush(owner, c->win) != MPI_SUCCESS)
+    return ostio__cache_mpi_fail("releasing a lock", owner);
+  return 0;
+}
+
+/* ---- open ---------------------------------------------------------------------------- */
+
+/* The engine's aggregator count for `ost` (strategies.c's default rule,
+ * then cb_nodes), so the cache's owners are the ranks that would aggregate. */
+static int aggregators(const ostio__cache_file *f, const ostio_layout *l)
+{
+  int64_t best = 1, r = f->hints->romio_lustre_co_ratio;
+  for (int i = 0; i < l->ncomp; i++) {
+    int64_t n = (int64_t)l->comp[i].stripe_count * (r < 1 ? 1 : r);
+    if (n > best) best = n;
+  }
+  if (ostio__hints_given(f->hints, "cb_nodes")) best = f->hints->cb_nodes;
+  if (best > f->neligible) best = f->neligible;
+  if (best > f->nprocs) best = f->nprocs;
+  return best < 1 ? 1 : (int)best;
+}
+
+static int setup(ostio__cache *c, const ostio__cache_file *f)
+{
+  const ostio_layout *l = f->layout;
+  if (!l) {
+    int64_t page = f->hints->ostio_cache_page ? f->hints->ostio_cache_page : DEFAULT_PAGE;
+    int rc = ostio__layout_simple(page, f->neligible < 1 ? 1 : f->neligible, -1, &c->own_layout);
+    if (rc < 0) return rc;
+    l = c->own_layout;
+  }
+  c->layout = l;
+  ostio__cache_params p;
+  ostio__cache_params_from_hints(f->hints, &p);
+  c->naggr = aggregators(f, l);
+  int rc = ostio__cache_geom_init(&c->geom, l, &p, f->eligible, c->naggr);
+  if (rc < 0) return rc;
+  if (c->geom.page > INT_MAX)
+    return ostio__fail(OSTIO_EHINT, "hint ostio_cache_page: a page of %" PRId64 " bytes is "
+                       "larger than the cache moves in one transfer; accepted: at most %d",
+                       c->geom.page, INT_MAX);
+  if ((rc = ostio__cache_win_layout_init(&c->wl, c->geom.pool_pages, c->geom.page)) < 0)
+    return rc;
+  for (int a = 0; a < c->naggr; a++)
+    if (f->eligible[a] == c->rank) c->owner = 1;
+  c->meta = malloc((size_t)c->wl.set_bytes);
+  c->bounce = malloc((size_t)c->geom.page);
+  if (!c->meta || !c->bounce)
+    return ostio__fail(OSTIO_ENOMEM, "cache: out of memory for a page buffer of %" PRId64
+                       " bytes", c->geom.page);
+  return 0;
+}
+
+static int make_window(ostio__cache *c)
+{
+  MPI_Aint bytes = c->owner ? (MPI_Aint)c->wl.bytes : 0;
+  if (MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, c->comm, &c->base, &c->win) != MPI_SUCCESS) {
+    c->win = MPI_WIN_NULL;
+    return ostio__fail(OSTIO_ENOMEM, "cache: MPI_Win_allocate of %lld bytes failed; lower "
+                       "ostio_cache_size", (long long)bytes);
+  }
+  MPI_Win_set_errhandler(c->win, MPI_ERRORS_RETURN);
+  if (c->owner) {
+    memset(c->base, 0, (size_t)c->wl.data_off);
+    for (int64_t s = 0; s < c->wl.nsets; s++) {
+      ostio__cache_slot *sl = ostio__cache_local_slots(c, s);
+      for (int64_t w = 0; w < c->wl.ways; w++) sl[w].page = -1;
+    }
+  }
+  c->memory = (c->owner ? c->wl.bytes : 0) + c->wl.set_bytes + c->geom.page +
+              (int64_t)sizeof *c;
+  return 0;
+}
+
+static void destroy(ostio__cache *c)
+{
+  if (!c) return;
+  if (c->win != MPI_WIN_NULL) {
+    if (c->epoch) MPI_Win_unlock_all(c->win);
+    MPI_Win_free(&c->win);
+  }
+  ostio__layout_destroy(c->own_layout);
+  free(c->meta);
+  free(c->bounce);
+  free(c);
+}
+
+int ostio__cache_open(const ostio__cache_file *f, ostio__cache **out)
+{
+  *out = NULL;
+  if (f->hints->ostio_cache != OSTIO__TRI_ENABLE) return 0;
+  ostio__cache *c = calloc(1, sizeof *c);
+  int rc = c ? 0 : ostio__fail(OSTIO_ENOMEM, "cache: out of memory");
+  if (c) {
+    *c = (ostio__cache){.comm = f->comm, .rank = f->rank, .nprocs = f->nprocs,
+                        .b = f->backing, .st = f->stats, .win = MPI_WIN_NULL};
+    rc = setup(c, f);
+  }
+  /* Everyone reaches MPI_Win_allocate only when every rank's set-up worked. */
+  if ((rc = ostio__agree(f->comm, rc)) < 0) goto fail;
+  rc = make_window(c);
+  if ((rc = ostio__agree(f->comm, rc)) < 0) goto fail;
+  MPI_Win_sync(c->win);
+  /* Nobody touches a window before its owner has initialised it. */
+  if (MPI_Barrier(c->comm) != MPI_SUCCESS ||
+      MPI_Win_lock_all(MPI_MODE_NOCHECK, c->win) != MPI_SUCCESS)
+    rc = ostio__fail(OSTIO_EMPI, "cache: MPI_Win_lock_all failed");
+  else
+    c->epoch = 1;
+  if ((rc = ostio__agree(f->comm, rc)) < 0) goto fail;
+  ostio__stat_max(c->st, OSTIO__STAT_cache_memory, c->memory);
+  *out = c;
+  return 0;
+fail:
+  destroy(c);
+  return rc;
+}
+
+/* ---- collective flush ---------------------------------------------------------------- */
+
+int ostio__cache_flush(ostio__cache *c, int drop)
+{
+  /* Every rank has returned from its last cache call, and every one-sided
+   * operation of those calls was completed by MPI_Win_flush before the call
+   * returned; MPI_Win_sync then makes them visible to this rank's loads. */
+  int rc = MPI_Barrier(c->comm) == MPI_SUCCESS ? 0 : ostio__cache_mpi_fail("a barrier", c->rank);
+  MPI_Win_sync(c->win);
+  for (int64_t s = 0; c->owner && s < c->wl.nsets; s++) {
+    ostio__cache_slot *sl = ostio__cache_local_slots(c, s);
+    for (int64_t w = 0; w < c->wl.ways; w++) {
+      if (ostio__cache_slot_is_dirty(&sl[w])) {
+        const unsigned char *data = c->base + ostio__cache_data_disp(&c->wl, s, w);
+        int r = ostio__cache_write_back(c, &sl[w], data);
+        if (r < 0 && rc == 0) rc = r;
+      }
+      if (drop && !ostio__cache_slot_is_dirty(&sl[w])) sl[w].page = -1;
+    }
+  }
+  MPI_Win_sync(c->win);
+  rc = ostio__agree(c->comm, rc);
+  if (rc == 0) c->local_end = 0;
+  return rc;
+}
+
+int ostio__cache_write_back(ostio__cache *c, ostio__cache_slot *s, const unsigned char *data)
+{
+  int64_t off = s->page * c->geom.page + s->dlo, len = s->dhi - s->dlo;
+  int rc = c->b.write(c->b.ctx, off, data + s->dlo, (size_t)len);
+  if (rc < 0) return rc;
+  ostio__stat_add(c->st, OSTIO__STAT_cache_flush_writes, 1);
+  ostio__stat_add(c->st, OSTIO__STAT_cache_flush_bytes, len);
+  s->dlo = s->dhi = 0;
+  return 0;
+}
+
+int ostio__cache_close(ostio__cache **cp)
+{
+  if (!cp || !*cp) return 0;
+  ostio__cache *c = *cp;
+  *cp = NULL;
+  int rc = ostio__cache_flush(c, 0);
+  if (c->epoch && MPI_Win_unlock_all(c->win) != MPI_SUCCESS && rc == 0)
+    rc = ostio__fail(OSTIO_EMPI, "cache: MPI_Win_unlock_all failed");
+  c->epoch = 0;
+  MPI_Comm comm = c->comm;
+  destroy(c); /* MPI_Win_free is collective */
+  return ostio__agree(comm, rc);
+}
+
+int64_t ostio__cache_local_end(const ostio__cache *c) { return c->local_end; }
+
+int64_t ostio__cache_memory(const ostio__cache *c) { return c->memory; }

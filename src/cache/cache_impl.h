@@ -1,0 +1,45 @@
+/* The cache's private state, shared by cache.c (window, locks, collective
+ * points) and cache_access.c (independent reads and writes). */
+#ifndef OSTIO_CACHE_CACHE_IMPL_H
+#define OSTIO_CACHE_CACHE_IMPL_H
+
+#include "cache/cache.h"
+#include "cache/cache_plan.h"
+#include "cache/cache_slots.h"
+
+struct ostio__cache {
+  MPI_Comm comm;                 /* the file's (borrowed)                    */
+  int rank, nprocs;
+  int owner;                     /* this rank holds pages (an aggregator)    */
+  int naggr;
+  const ostio_layout *layout;    /* the file's, or own_layout                */
+  ostio_layout *own_layout;      /* pages of a layout-less file              */
+  ostio__cache_geom geom;        /* page size, owners, bypass bound          */
+  ostio__cache_win_layout wl;    /* the window's bytes                       */
+  MPI_Win win;
+  unsigned char *base;           /* this rank's window (NULL: owns no pages) */
+  int epoch;                     /* MPI_Win_lock_all is in force             */
+  ostio__cache_backing b;
+  ostio__stats *st;
+  unsigned char *meta;           /* one set's head and slots, fetched        */
+  unsigned char *bounce;         /* one page: fills and write-backs          */
+  int64_t local_end;             /* see ostio__cache_local_end               */
+  int64_t memory;                /* bytes held on this rank                  */
+};
+
+/* The slots of set s in this rank's own window (owners only). */
+static inline ostio__cache_slot *ostio__cache_local_slots(ostio__cache *c, int64_t s)
+{
+  return (ostio__cache_slot *)(c->base + ostio__cache_set_disp(&c->wl, s) +
+                               (int64_t)sizeof(ostio__cache_set_head));
+}
+
+int ostio__cache_lock(ostio__cache *c, int owner, int64_t set);
+int ostio__cache_unlock(ostio__cache *c, int owner, int64_t set);
+/* Writes the slot's dirty bytes (data: the page) to the file and marks it
+ * clean; the slot unchanged on error. */
+int ostio__cache_write_back(ostio__cache *c, ostio__cache_slot *s, const unsigned char *data);
+/* OSTIO_EMPI naming the one-sided step that failed. */
+int ostio__cache_mpi_fail(const char *what, int owner);
+
+#endif
