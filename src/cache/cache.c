@@ -16,47 +16,32 @@
 
 #define DEFAULT_PAGE (INT64_C(1) << 20) /* a layout-less file's page */
 
-int ostio__cache_mpi_fail(const char *what, int owner)
-{
-  return ostio__fail(OSTIO_EMPI, "cache: %s at rank %d failed (MPI one-sided communication; "
-                     "see docs/cache.md, \"Progress\")", what, owner);
-}
-
 /* ---- the ticket lock of one set ----------------------------------------------------- */
 
 int ostio__cache_lock(ostio__cache *c, int owner, int64_t set)
 {
-  MPI_Aint d = (MPI_Aint)ostio__cache_set_disp(&c->wl, set);
-  int64_t one = 1, ticket = 0, now = 0;
-  if (MPI_Fetch_and_op(&one, &ticket, MPI_INT64_T, owner,
-                       d + (MPI_Aint)offsetof(ostio__cache_set_head, next), MPI_SUM,
-                       c->win) != MPI_SUCCESS ||
-      MPI_Win_flush(owner, c->win) != MPI_SUCCESS)
-    return ostio__cache_mpi_fail("taking a ticket", owner);
-  for (int spin = 0;; spin++) {
-    if (MPI_Fetch_and_op(NULL, &now, MPI_INT64_T, owner,
-                         d + (MPI_Aint)offsetof(ostio__cache_set_head, serving), MPI_NO_OP,
-                         c->win) != MPI_SUCCESS ||
-        MPI_Win_flush(owner, c->win) != MPI_SUCCESS)
-      return ostio__cache_mpi_fail("polling a lock", owner);
-    if (now == ticket) return 0;
+  int64_t d = ostio__cache_set_disp(&c->wl, set), ticket = 0, now = 0;
+  int rc = ostio__cache_xfao(c, owner, d + (int64_t)offsetof(ostio__cache_set_head, next), 1,
+                             &ticket, "taking a ticket");
+  for (int spin = 0; rc == 0; spin++) {
+    rc = ostio__cache_xfao(c, owner, d + (int64_t)offsetof(ostio__cache_set_head, serving), 0,
+                           &now, "polling a lock");
+    if (rc < 0 || now == ticket) break;
     if (spin == 0) ostio__stat_add(c->st, OSTIO__STAT_cache_lock_waits, 1);
-    /* Back off as mpiio_shared.c does: a holder sharing our core must run. */
-    if (spin < 16) sched_yield();
-    else nanosleep(&(struct timespec){0, spin < 64 ? 50000 : 1000000}, NULL);
+    /* Spin briefly (a holder on another core is done within microseconds),
+     * then yield (a holder sharing our core must run), then sleep. */
+    if (spin < 2000) __builtin_ia32_pause();
+    else if (spin < 2100) sched_yield();
+    else nanosleep(&(struct timespec){0, 50000}, NULL);
   }
+  return rc;
 }
 
 int ostio__cache_unlock(ostio__cache *c, int owner, int64_t set)
 {
-  MPI_Aint d = (MPI_Aint)ostio__cache_set_disp(&c->wl, set);
-  int64_t one = 1, old;
-  if (MPI_Fetch_and_op(&one, &old, MPI_INT64_T, owner,
-                       d + (MPI_Aint)offsetof(ostio__cache_set_head, serving), MPI_SUM,
-                       c->win) != MPI_SUCCESS ||
-      MPI_Win_flush(owner, c->win) != MPI_SUCCESS)
-    return ostio__cache_mpi_fail("releasing a lock", owner);
-  return 0;
+  int64_t d = ostio__cache_set_disp(&c->wl, set), old;
+  return ostio__cache_xfao(c, owner, d + (int64_t)offsetof(ostio__cache_set_head, serving), 1,
+                           &old, "releasing a lock");
 }
 
 /* ---- open ---------------------------------------------------------------------------- */
@@ -109,13 +94,8 @@ static int setup(ostio__cache *c, const ostio__cache_file *f)
 
 static int make_window(ostio__cache *c)
 {
-  MPI_Aint bytes = c->owner ? (MPI_Aint)c->wl.bytes : 0;
-  if (MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, c->comm, &c->base, &c->win) != MPI_SUCCESS) {
-    c->win = MPI_WIN_NULL;
-    return ostio__fail(OSTIO_ENOMEM, "cache: MPI_Win_allocate of %lld bytes failed; lower "
-                       "ostio_cache_size", (long long)bytes);
-  }
-  MPI_Win_set_errhandler(c->win, MPI_ERRORS_RETURN);
+  int rc = ostio__cache_xwin_create(c, c->owner ? c->wl.bytes : 0);
+  if (rc < 0) return rc;
   if (c->owner) {
     memset(c->base, 0, (size_t)c->wl.data_off);
     for (int64_t s = 0; s < c->wl.nsets; s++) {
@@ -136,6 +116,7 @@ static void destroy(ostio__cache *c)
     MPI_Win_free(&c->win);
   }
   ostio__layout_destroy(c->own_layout);
+  free(c->peer);
   free(c->meta);
   free(c->bounce);
   free(c);
@@ -149,7 +130,7 @@ int ostio__cache_open(const ostio__cache_file *f, ostio__cache **out)
   int rc = c ? 0 : ostio__fail(OSTIO_ENOMEM, "cache: out of memory");
   if (c) {
     *c = (ostio__cache){.comm = f->comm, .rank = f->rank, .nprocs = f->nprocs,
-                        .b = f->backing, .st = f->stats, .win = MPI_WIN_NULL};
+                        .b = f->backing, .can_fill = f->can_fill, .st = f->stats, .win = MPI_WIN_NULL};
     rc = setup(c, f);
   }
   /* Everyone reaches MPI_Win_allocate only when every rank's set-up worked. */
@@ -177,9 +158,10 @@ fail:
 int ostio__cache_flush(ostio__cache *c, int drop)
 {
   /* Every rank has returned from its last cache call, and every one-sided
-   * operation of those calls was completed by MPI_Win_flush before the call
-   * returned; MPI_Win_sync then makes them visible to this rank's loads. */
-  int rc = MPI_Barrier(c->comm) == MPI_SUCCESS ? 0 : ostio__cache_mpi_fail("a barrier", c->rank);
+   * access of those calls was complete before the call returned (cache.h);
+   * MPI_Win_sync then makes them visible to this rank's loads. */
+  int rc = MPI_Barrier(c->comm) == MPI_SUCCESS
+               ? 0 : ostio__fail(OSTIO_EMPI, "cache: MPI_Barrier failed at a flush");
   MPI_Win_sync(c->win);
   for (int64_t s = 0; c->owner && s < c->wl.nsets; s++) {
     ostio__cache_slot *sl = ostio__cache_local_slots(c, s);

@@ -41,6 +41,9 @@ typedef struct ostio__cache_file {
   int neligible;
   ostio__cache_backing backing;
   ostio__stats *stats;         /* the cache's counters go here               */
+  int can_fill;                /* backing.read works here (0: a file this rank
+                                * may only write: a write of part of a page
+                                * that is not cached goes to the file)       */
 } ostio__cache_file;
 
 /* Collective. *out = NULL (and 0) when the hint ostio_cache is not

@@ -1,6 +1,7 @@
 /* The cooperative cache's independent reads and writes: each request is
  * split into page pieces (cache_plan.c); each piece is done under its set's
- * lock at the page's owner with MPI_Get / MPI_Put. See docs/cache.md. */
+ * lock at the page's owner through the transport (cache_xport.c). See
+ * docs/cache.md. */
 #include "cache/cache_impl.h"
 
 #include <string.h>
@@ -14,41 +15,29 @@ typedef struct op {
   int is_write;
   unsigned char *buf;            /* the caller's bytes for this piece        */
   int64_t set;
-  MPI_Aint set_disp;
+  int64_t set_disp;
   ostio__cache_set_head *head;   /* c->meta                                  */
   ostio__cache_slot *slots;      /* c->meta after the head                   */
 } op;
 
-static int sync_owner(const op *o, const char *what)
+static int64_t data_disp(const op *o, int way)
 {
-  return MPI_Win_flush(o->p->owner, o->c->win) == MPI_SUCCESS
-             ? 0 : ostio__cache_mpi_fail(what, o->p->owner);
-}
-
-static MPI_Aint data_disp(const op *o, int way)
-{
-  return (MPI_Aint)ostio__cache_data_disp(&o->c->wl, o->set, way);
+  return ostio__cache_data_disp(&o->c->wl, o->set, way);
 }
 
 static int get_meta(op *o)
 {
-  ostio__cache *c = o->c;
-  if (MPI_Get(c->meta, (int)c->wl.set_bytes, MPI_BYTE, o->p->owner, o->set_disp,
-              (int)c->wl.set_bytes, MPI_BYTE, c->win) != MPI_SUCCESS)
-    return ostio__cache_mpi_fail("reading a set", o->p->owner);
-  return sync_owner(o, "reading a set");
+  return ostio__cache_xget(o->c, o->p->owner, o->set_disp, o->c->meta, o->c->wl.set_bytes,
+                           "reading a set");
 }
 
 /* Puts back the set's clock and slots; never the lock words, which other
- * ranks change with MPI_Fetch_and_op while we hold the lock. */
+ * ranks change atomically while we hold the lock. */
 static int put_meta(op *o)
 {
-  ostio__cache *c = o->c;
-  int skip = (int)offsetof(ostio__cache_set_head, clock);
-  if (MPI_Put(c->meta + skip, (int)c->wl.set_bytes - skip, MPI_BYTE, o->p->owner,
-              o->set_disp + skip, (int)c->wl.set_bytes - skip, MPI_BYTE, c->win) != MPI_SUCCESS)
-    return ostio__cache_mpi_fail("writing a set", o->p->owner);
-  return sync_owner(o, "writing a set");
+  int64_t skip = (int64_t)offsetof(ostio__cache_set_head, clock);
+  return ostio__cache_xput(o->c, o->p->owner, o->set_disp + skip, o->c->meta + skip,
+                           o->c->wl.set_bytes - skip, "writing a set");
 }
 
 /* Frees slot `way` for page p: writes back a dirty victim (by this rank:
@@ -60,11 +49,8 @@ static int evict(op *o, int way)
   ostio__cache_slot *v = &o->slots[way];
   if (v->page < 0) return 0;
   if (ostio__cache_slot_is_dirty(v)) {
-    int len = (int)(v->dhi - v->dlo);
-    if (MPI_Get(c->bounce + v->dlo, len, MPI_BYTE, o->p->owner, data_disp(o, way) + v->dlo,
-                len, MPI_BYTE, c->win) != MPI_SUCCESS)
-      return ostio__cache_mpi_fail("reading a page to write back", o->p->owner);
-    int rc = sync_owner(o, "reading a page to write back");
+    int rc = ostio__cache_xget(c, o->p->owner, data_disp(o, way) + v->dlo, c->bounce + v->dlo,
+                               v->dhi - v->dlo, "reading a page to write back");
     if (rc < 0) return rc;
     /* A failed write-back keeps the page (nothing is lost); the next
      * collective flush retries it and reports what then fails. */
@@ -97,11 +83,10 @@ static int make_room(op *o, int *wayp)
   if (!whole) {
     int rc = c->b.read(c->b.ctx, o->p->page * c->geom.page, c->bounce, (size_t)c->geom.page);
     if (rc < 0) return rc; /* the slot stays empty: evict cleared it */
-    if (MPI_Put(c->bounce, (int)c->geom.page, MPI_BYTE, o->p->owner, data_disp(o, way),
-                (int)c->geom.page, MPI_BYTE, c->win) != MPI_SUCCESS)
-      return ostio__cache_mpi_fail("filling a page", o->p->owner);
-    /* Complete before the piece's own put lands on the same bytes. */
-    if ((rc = sync_owner(o, "filling a page")) < 0) return rc;
+    /* Complete (as every transport call) before the piece's own bytes land. */
+    rc = ostio__cache_xput(c, o->p->owner, data_disp(o, way), c->bounce, c->geom.page,
+                           "filling a page");
+    if (rc < 0) return rc;
   }
   *s = (ostio__cache_slot){.page = o->p->page, .dlo = 0, .dhi = 0};
   *wayp = way;
@@ -113,16 +98,13 @@ static int move(op *o, int way)
 {
   ostio__cache *c = o->c;
   const ostio__cache_piece *p = o->p;
-  MPI_Aint at = data_disp(o, way) + (MPI_Aint)p->in_page;
-  int n = (int)p->len, rc;
-  if (o->is_write)
-    rc = MPI_Put(o->buf, n, MPI_BYTE, p->owner, at, n, MPI_BYTE, c->win);
-  else
-    rc = MPI_Get(o->buf, n, MPI_BYTE, p->owner, at, n, MPI_BYTE, c->win);
-  if (rc != MPI_SUCCESS) return ostio__cache_mpi_fail("moving page bytes", p->owner);
+  int64_t at = data_disp(o, way) + p->in_page;
+  int rc = o->is_write ? ostio__cache_xput(c, p->owner, at, o->buf, p->len, "writing page bytes")
+                       : ostio__cache_xget(c, p->owner, at, o->buf, p->len, "reading page bytes");
+  if (rc < 0) return rc;
   if (o->is_write) ostio__cache_slot_dirty(&o->slots[way], p->in_page, p->in_page + p->len);
   o->slots[way].stamp = ++o->head->clock;
-  return put_meta(o); /* its flush completes the data too */
+  return put_meta(o);
 }
 
 /* The piece straight to or from the file, under the set's lock (so no
@@ -147,7 +129,8 @@ static int locked(op *o, int allocate)
     return move(o, way);
   }
   ostio__stat_add(c->st, OSTIO__STAT_cache_misses, 1);
-  if (!allocate) return direct(o);
+  int whole = o->is_write && o->p->in_page == 0 && o->p->len == c->geom.page;
+  if (!allocate || (!whole && !c->can_fill)) return direct(o);
   rc = make_room(o, &way);
   if (rc < 0 || way < 0) {
     /* Victims may have been written back and emptied: store that first. */
@@ -171,7 +154,7 @@ static int piece(ostio__cache *c, const ostio__cache_piece *p, int is_write, uns
           .set = ostio__cache_set_of(&c->wl, p->page),
           .head = (ostio__cache_set_head *)c->meta,
           .slots = (ostio__cache_slot *)(c->meta + sizeof(ostio__cache_set_head))};
-  o.set_disp = (MPI_Aint)ostio__cache_set_disp(&c->wl, o.set);
+  o.set_disp = ostio__cache_set_disp(&c->wl, o.set);
   int rc = ostio__cache_lock(c, p->owner, o.set);
   if (rc < 0) return rc;
   rc = locked(&o, allocate);

@@ -18,8 +18,11 @@ struct ostio__cache {
   ostio__cache_win_layout wl;    /* the window's bytes                       */
   MPI_Win win;
   unsigned char *base;           /* this rank's window (NULL: owns no pages) */
+  int shm;                       /* all ranks on one node: load/store        */
+  unsigned char **peer;          /* shm: every rank's window, by rank        */
   int epoch;                     /* MPI_Win_lock_all is in force             */
   ostio__cache_backing b;
+  int can_fill;                  /* see ostio__cache_file                    */
   ostio__stats *st;
   unsigned char *meta;           /* one set's head and slots, fetched        */
   unsigned char *bounce;         /* one page: fills and write-backs          */
@@ -34,12 +37,21 @@ static inline ostio__cache_slot *ostio__cache_local_slots(ostio__cache *c, int64
                                (int64_t)sizeof(ostio__cache_set_head));
 }
 
+/* The transport (cache_xport.c): a window of bytes on every rank (0 on
+ * ranks owning no pages); reads, writes and atomic adds at an owner, each
+ * complete when it returns. what names the step in an error. */
+int ostio__cache_xwin_create(ostio__cache *c, int64_t bytes);
+int ostio__cache_xget(ostio__cache *c, int owner, int64_t disp, void *buf, int64_t n,
+                      const char *what);
+int ostio__cache_xput(ostio__cache *c, int owner, int64_t disp, const void *buf, int64_t n,
+                      const char *what);
+int ostio__cache_xfao(ostio__cache *c, int owner, int64_t disp, int64_t add, int64_t *old,
+                      const char *what);
+
 int ostio__cache_lock(ostio__cache *c, int owner, int64_t set);
 int ostio__cache_unlock(ostio__cache *c, int owner, int64_t set);
 /* Writes the slot's dirty bytes (data: the page) to the file and marks it
  * clean; the slot unchanged on error. */
 int ostio__cache_write_back(ostio__cache *c, ostio__cache_slot *s, const unsigned char *data);
-/* OSTIO_EMPI naming the one-sided step that failed. */
-int ostio__cache_mpi_fail(const char *what, int owner);
 
 #endif

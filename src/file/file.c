@@ -3,6 +3,7 @@
  * collective engine (engine/engine.h) gets a context filled here at open. */
 #include "file/file.h"
 
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,10 +168,13 @@ static int backing_read(void *ctx, int64_t off, void *buf, size_t len)
 static int cache_open(ostio_file *fh)
 {
   if (!fh->kind->coherent || !fh->kind->write_at || !fh->kind->read_at) return 0;
+  /* A write-only plain file is opened read-write for the cache when the
+   * permissions allow (plain_file.c); objects are always read-write. */
+  int fill = fh->can_read || fh->fd < 0 || (fcntl(fh->fd, F_GETFL) & O_ACCMODE) == O_RDWR;
   ostio__cache_file f = {
     .comm = fh->comm, .rank = fh->rank, .nprocs = fh->nprocs, .hints = &fh->hints,
     .layout = fh->layout, .eligible = fh->eligible, .neligible = fh->neligible,
-    .backing = {.write = backing_write, .read = backing_read, .ctx = fh}, .stats = &fh->stats,
+    .backing = {.write = backing_write, .read = backing_read, .ctx = fh}, .stats = &fh->stats, .can_fill = fill,
   };
   return ostio__cache_open(&f, &fh->cache);
 }

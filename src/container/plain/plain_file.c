@@ -21,9 +21,11 @@ static int plain_create(ostio_file *fh)
 static int open_fd(ostio_file *fh)
 {
   int flags = fh->can_read && fh->can_write ? O_RDWR : fh->can_write ? O_WRONLY : O_RDONLY;
-  /* Read-modify-write needs to read a write-only file. */
+  /* Read-modify-write and the cache's page fills need to read a write-only
+   * file; when the file may not be read, the cache does without (cache.h). */
   fh->fd = -1;
-  if (flags == O_WRONLY && fh->hints.romio_ds_write == OSTIO__TRI_ENABLE)
+  if (flags == O_WRONLY && (fh->hints.romio_ds_write == OSTIO__TRI_ENABLE ||
+                            fh->hints.ostio_cache == OSTIO__TRI_ENABLE))
     fh->fd = open(fh->path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
   /* O_NONBLOCK: a FIFO put in the file's place after rank 0 looked must not
    * block this open; it is refused below, and dropped for everything else. */
