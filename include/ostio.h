@@ -187,7 +187,9 @@ OSTIO_API const ostio_layout *ostio_file_layout(const ostio_file *fh);
 /* Name of the strategy the last collective call used ("even", "aligned",
  * "ost", "independent"; "auto" resolves to one of them), or "none" before
  * the first one; for a log container "log" from its open on (its
- * collective calls append to per-writer logs, no strategy is chosen). */
+ * collective calls append to per-writer logs, no strategy is chosen);
+ * "cache" when the call went through the cooperative cache
+ * (ostio_cache=enable, docs/cache.md). */
 OSTIO_API const char *ostio_file_strategy(const ostio_file *fh);
 
 /* ---- Statistics ----------------------------------------------------------

@@ -16,6 +16,15 @@
 
 #define DEFAULT_PAGE (INT64_C(1) << 20) /* a layout-less file's page */
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
 /* ---- the ticket lock of one set ----------------------------------------------------- */
 
 int ostio__cache_lock(ostio__cache *c, int owner, int64_t set)
@@ -30,7 +39,7 @@ int ostio__cache_lock(ostio__cache *c, int owner, int64_t set)
     if (spin == 0) ostio__stat_add(c->st, OSTIO__STAT_cache_lock_waits, 1);
     /* Spin briefly (a holder on another core is done within microseconds),
      * then yield (a holder sharing our core must run), then sleep. */
-    if (spin < 2000) __builtin_ia32_pause();
+    if (spin < 2000) cpu_relax();
     else if (spin < 2100) sched_yield();
     else nanosleep(&(struct timespec){0, 50000}, NULL);
   }

@@ -359,10 +359,16 @@ int ostio_write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const voi
 {
   if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
   if (!fh->kind->write_all) return ostio__agree(fh->comm, unsupported(fh, "ostio_write_all"));
-  /* The collective engine writes around the cache: written back and
-   * emptied first, so no cached page is older than the file. */
-  int rc = fh->cache ? ostio__cache_flush(fh->cache, 1) : 0;
-  if (rc < 0) return rc;
+  int rc = 0, served = 0;
+  if (fh->cache && fh->can_write) {
+    /* Small extents: written behind through the cache. */
+    rc = ostio__cache_coll(fh->cache, 1, ext, n, (void *)buf, &served);
+    if (served) fh->last_strategy = "cache";
+    if (rc < 0 || served) return rc;
+    /* The engine writes around the cache: written back and emptied first,
+     * so no cached page is older than the file. */
+    if ((rc = ostio__cache_flush(fh->cache, 1)) < 0) return rc;
+  }
   return fh->kind->write_all(fh, ext, n, buf);
 }
 
@@ -370,9 +376,14 @@ int ostio_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
 {
   if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
   if (!fh->kind->read_all) return ostio__agree(fh->comm, unsupported(fh, "ostio_read_all"));
-  /* The engine reads the file: cached writes reach it first. */
-  int rc = fh->cache ? ostio__cache_flush(fh->cache, 0) : 0;
-  if (rc < 0) return rc;
+  int rc = 0, served = 0;
+  if (fh->cache && fh->can_read) {
+    rc = ostio__cache_coll(fh->cache, 0, ext, n, buf, &served);
+    if (served) fh->last_strategy = "cache";
+    if (rc < 0 || served) return rc;
+    /* The engine reads the file: cached writes reach it first. */
+    if ((rc = ostio__cache_flush(fh->cache, 0)) < 0) return rc;
+  }
   return fh->kind->read_all(fh, ext, n, buf);
 }
 

@@ -1,0 +1,47 @@
+/* Collective reads and writes through the cache (write-behind): when no
+ * extent of any rank is larger than the bypass bound, each rank moves its
+ * extents through the cache as independent page pieces and the outcome is
+ * agreed; the owners write the pages back at the next collective flush
+ * (sync, close, set_size, a collective call that goes to the engine) or
+ * when a page must make room. See docs/cache.md, "Collective calls". */
+#include "cache/cache_impl.h"
+
+#include <stdlib.h>
+
+#include "core/agree.h"
+#include "core/error.h"
+#include "plan/plan.h"
+
+int ostio__cache_coll(ostio__cache *c, int is_write, const ostio_extent *ext, size_t n,
+                      void *buf, int *served)
+{
+  *served = 0;
+  ostio__ext *e = NULL;
+  size_t ne = 0;
+  int64_t bytes = 0, lo = 0, hi = 0;
+  /* The engine's own check of a rank's list: the same refusals, agreed by
+   * the engine when this path declines. */
+  int rc = ostio__plan_local(ext, n, &e, &ne, &bytes, &lo, &hi);
+  if (rc == 0 && bytes > 0 && !buf) rc = OSTIO_EINVAL;
+  int big = 0;
+  for (size_t i = 0; rc == 0 && i < ne && !big; i++)
+    big = ostio__cache_bypass(&c->geom, e[i].off, e[i].len);
+  int mine[2] = {rc < 0, big}, all[2] = {1, 1};
+  if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS) {
+    free(e);
+    return ostio__agree(c->comm, ostio__fail(OSTIO_EMPI, "cache: MPI_Allreduce failed"));
+  }
+  if (all[0] || all[1]) {
+    free(e);
+    ostio__clear_error();
+    return 0; /* the engine's turn: it reports a bad list the usual way */
+  }
+  *served = 1;
+  ostio__stat_add(c->st, is_write ? OSTIO__STAT_coll_writes : OSTIO__STAT_coll_reads, 1);
+  unsigned char *p = buf;
+  for (size_t i = 0; rc == 0 && i < ne; i++)
+    rc = is_write ? ostio__cache_write(c, e[i].off, p + e[i].pos, (size_t)e[i].len)
+                  : ostio__cache_read(c, e[i].off, p + e[i].pos, (size_t)e[i].len);
+  free(e);
+  return ostio__agree(c->comm, rc);
+}
