@@ -11,20 +11,23 @@
 static void layouts(void)
 {
   ostio__cache_win_layout w;
-  /* 64 MiB of 1 MiB pages: 8 sets of 8 ways. */
+  /* 64 MiB of 1 MiB pages: 7 sets (odd) of 8 ways. */
   CHECK(ostio__cache_win_layout_init(&w, 64, 1 << 20) == 0);
   CHECK_EQ_I64(w.ways, 8);
-  CHECK_EQ_I64(w.nsets, 8);
-  CHECK_EQ_I64(w.nslots, 64);
+  CHECK_EQ_I64(w.nsets, 7);
+  CHECK_EQ_I64(w.nslots, 56);
   CHECK_EQ_I64(w.set_bytes, 32 + 8 * 32);
-  CHECK_EQ_I64(w.data_off, 4096); /* 8 x 288 bytes of sets, page-aligned data */
-  CHECK_EQ_I64(w.bytes, 4096 + (INT64_C(64) << 20));
+  CHECK_EQ_I64(w.data_off, 4096); /* 7 x 288 bytes of sets, page-aligned data */
+  CHECK_EQ_I64(w.bytes, 4096 + (INT64_C(56) << 20));
+  CHECK(ostio__cache_win_layout_init(&w, 72, 1 << 20) == 0 && w.nsets == 9 && w.nslots == 72);
   CHECK_EQ_I64(ostio__cache_data_disp(&w, 3, 5), 4096 + (3 * 8 + 5) * (INT64_C(1) << 20));
   CHECK_EQ_I64(ostio__cache_set_disp(&w, 7), 7 * 288);
-  /* Fewer pages than ways: one set. 10 pages: one set of 8 (2 unused). */
+  /* Fewer pages than ways: one set. 10 pages: one set of 8 (2 unused); 16: still one. */
   CHECK(ostio__cache_win_layout_init(&w, 3, 65536) == 0);
   CHECK(w.ways == 3 && w.nsets == 1 && w.nslots == 3);
   CHECK(ostio__cache_win_layout_init(&w, 10, 65536) == 0);
+  CHECK(w.ways == 8 && w.nsets == 1 && w.nslots == 8);
+  CHECK(ostio__cache_win_layout_init(&w, 16, 65536) == 0);
   CHECK(w.ways == 8 && w.nsets == 1 && w.nslots == 8);
   /* Odd page sizes: data aligned to 64 bytes, never overlapping the sets. */
   CHECK(ostio__cache_win_layout_init(&w, 16, 1000) == 0);
@@ -36,21 +39,31 @@ static void layouts(void)
   CHECK(strstr(ostio_last_error(), "ostio_cache_size") != NULL);
 }
 
-/* An owner holds every K-th page (stripe k of K objects): the hash must
- * still use every set, roughly evenly. */
+/* An owner holds every K-th page (stripe k of K objects, K a power of two,
+ * or the objects a of K with a = owner mod naggr): a run of its pages must
+ * fill every set evenly (counts differ by at most one). */
 static void spread(void)
 {
   ostio__cache_win_layout w;
-  CHECK(ostio__cache_win_layout_init(&w, 512, 65536) == 0); /* 64 sets */
-  for (int K = 1; K <= 16; K *= 2) {
-    int count[64] = {0};
-    for (int64_t i = 0; i < 64 * 100; i++) {
-      int64_t s = ostio__cache_set_of(&w, i * K + 1);
-      CHECK(s >= 0 && s < w.nsets);
-      count[s]++;
+  CHECK(ostio__cache_win_layout_init(&w, 512, 65536) == 0); /* 63 sets */
+  CHECK(w.nsets == 63);
+  for (int K = 1; K <= 64; K *= 2) {
+    for (int first = 0; first < 3; first++) {
+      int count[63] = {0};
+      int64_t n = 63 * 5 + 17;
+      for (int64_t i = 0; i < n; i++) {
+        int64_t s = ostio__cache_set_of(&w, first + i * K);
+        CHECK(s >= 0 && s < w.nsets);
+        count[s]++;
+      }
+      for (int s = 0; s < 63; s++) CHECKF(count[s] == 5 || count[s] == 6, "K %d set %d: %d", K, s, count[s]);
     }
-    for (int s = 0; s < 64; s++) CHECKF(count[s] > 50 && count[s] < 150, "K %d set %d: %d", K, s, count[s]);
   }
+  /* Objects {0, 2} of 4 (two aggregators): pages 0, 2, 4, ... as well. */
+  CHECK(ostio__cache_win_layout_init(&w, 64, 1 << 20) == 0);
+  int count[7] = {0};
+  for (int64_t p = 0; p < 128; p += 2) count[ostio__cache_set_of(&w, p)]++;
+  for (int s = 0; s < 7; s++) CHECK(count[s] >= 9 && count[s] <= 10);
   /* Huge page indices stay in range. */
   CHECK(ostio__cache_set_of(&w, INT64_MAX / 65536) < w.nsets);
 }

@@ -11,7 +11,11 @@ int ostio__cache_win_layout_init(ostio__cache_win_layout *w, int64_t pool_pages,
     return ostio__fail(OSTIO_EINVAL, "cache window: %" PRId64 " pages of %" PRId64 " bytes; "
                        "expected at least one page of at least one byte", pool_pages, page);
   int64_t ways = pool_pages < OSTIO__CACHE_WAYS ? pool_pages : OSTIO__CACHE_WAYS;
-  int64_t nsets = pool_pages / ways, nslots = nsets * ways;
+  /* An odd number of sets: an owner's pages are every K-th stripe (K a
+   * power of two, usually), so page mod nsets visits every set in turn. */
+  int64_t nsets = pool_pages / ways;
+  if (nsets > 1 && nsets % 2 == 0) nsets--;
+  int64_t nslots = nsets * ways;
   int64_t set_bytes = (int64_t)sizeof(ostio__cache_set_head) +
                       ways * (int64_t)sizeof(ostio__cache_slot);
   const int64_t limit = INT64_C(1) << 62;
@@ -31,9 +35,7 @@ int ostio__cache_win_layout_init(ostio__cache_win_layout *w, int64_t pool_pages,
 
 int64_t ostio__cache_set_of(const ostio__cache_win_layout *w, int64_t page)
 {
-  uint64_t h = (uint64_t)page * UINT64_C(0x9E3779B97F4A7C15);
-  h ^= h >> 31;
-  return (int64_t)(h % (uint64_t)w->nsets);
+  return page % w->nsets;
 }
 
 int64_t ostio__cache_set_disp(const ostio__cache_win_layout *w, int64_t set)

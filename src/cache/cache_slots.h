@@ -45,13 +45,16 @@ typedef struct ostio__cache_win_layout {
 } ostio__cache_win_layout;
 
 /* Lays out a window for at most pool_pages pages of page bytes: ways =
- * min(OSTIO__CACHE_WAYS, pool_pages), nsets = pool_pages / ways.
+ * min(OSTIO__CACHE_WAYS, pool_pages), nsets = pool_pages / ways made odd
+ * (one set fewer when even: up to ways - 1 + ways pages of the pool unused).
  * OSTIO_EINVAL for pool_pages < 1 or page < 1, OSTIO_ERANGE when the window
  * would not fit in 2^62 bytes. */
 int ostio__cache_win_layout_init(ostio__cache_win_layout *w, int64_t pool_pages, int64_t page);
 
-/* The set a page index belongs to at its owner (a multiplicative hash, so
- * the pages one owner holds -- every K-th stripe -- spread over all sets). */
+/* The set a page index belongs to at its owner: page mod nsets. The pages
+ * one owner holds under the `ost` rule are every naggr-th stripe or so
+ * (powers of two), and an odd nsets is coprime with those strides: a run of
+ * an owner's pages fills every set in turn, evenly. */
 int64_t ostio__cache_set_of(const ostio__cache_win_layout *w, int64_t page);
 /* Byte displacements in the window. */
 int64_t ostio__cache_set_disp(const ostio__cache_win_layout *w, int64_t set);
