@@ -54,6 +54,9 @@ typedef struct ob_config {
   ob_pattern_opts pat;      /* -p -b -t -s --btio-class --seed                   */
   int file_per_proc;        /* -F                                                */
   int collective;           /* -c: MPI-IO uses write_at_all / read_at_all        */
+  int indep;                /* -I: one independent call per transfer (ostio_write_at /
+                               read_at, MPI-IO write_at / read_at); see
+                               ob_api_collective and ob_api_per_transfer         */
   int write, read;          /* -w -r (neither given: both)                       */
   int fsync;                /* -e                                                */
   int reorder;              /* -C: rank r reads what rank (r + 1) mod P wrote    */
@@ -87,6 +90,21 @@ int64_t ob_parse_size(const char *s);
 int ob_parse_api(const char *s, ob_api *api);
 /* The --help text, every flag with its default. */
 void ob_usage(FILE *out);
+/* How api issues its data calls under c (the "calls" of the reports):
+ *   ostio APIs   one collective call per step (ostio_write_all / read_all);
+ *                with -I independent ostio_write_at / read_at
+ *   mpiio        collective per step with -c, else independent
+ *   mpiio+ostio  as mpiio, and independent with -I even under -c
+ *   posix        independent (pwrite / pread)
+ * 1 if collective, 0 if independent. */
+int ob_api_collective(const ob_config *c, const ob_api *api);
+/* 1 if api makes one call per extent of the pattern (a transfer: ior and
+ * strided -t pieces, btio x-runs, flash regions, random pieces; adjacent
+ * extents are not merged, as IOR calls once per transfer): independent APIs
+ * under -I, and posix always. 0 if one call per step (collective calls, and
+ * independent MPI-IO without -I: one write_at per step, through an hindexed
+ * view when the step's extents are not one run). */
+int ob_api_per_transfer(const ob_config *c, const ob_api *api);
 
 /* ---- results ------------------------------------------------------------ */
 enum { OB_PHASE_WRITE = 0, OB_PHASE_READ = 1 };

@@ -195,6 +195,7 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
     }
     else if (!strcmp(a, "-F")) c->file_per_proc = 1;
     else if (!strcmp(a, "-c")) c->collective = 1;
+    else if (!strcmp(a, "-I") || !strcmp(a, "--indep")) c->indep = 1;
     else if (!strcmp(a, "-w")) c->write = 1;
     else if (!strcmp(a, "-r")) c->read = 1;
     else if (!strcmp(a, "-e")) c->fsync = 1;
@@ -273,13 +274,14 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
     return usage_err(err, cap, "--btio-class: only with -p btio");
   for (int i = 0; i < c->napis && c->file_per_proc; i++) {
     const ob_api *p = &c->apis[i];
-    if (p->kind == OB_API_MPIIO && c->collective)
+    if (p->kind == OB_API_MPIIO && ob_api_collective(c, p))
       return usage_err(err, cap, "-F: collective MPI-IO (-c) needs the shared file of the "
                        "pattern; drop -c or -F");
+    /* With -I the strategy makes no call: ostio_write_at / read_at never exchange. */
     const ostio__strategy *st = ostio__strategy_find(p->strategy);
-    if (p->kind == OB_API_OSTIO && (!st || st->exchange))
+    if (p->kind == OB_API_OSTIO && !c->indep && (!st || st->exchange))
       return usage_err(err, cap, "-F: %s is a collective strategy over a shared file; with a "
-                       "file per process use ostio:independent", p->name);
+                       "file per process use ostio:independent (or -I)", p->name);
   }
   ob_pattern_defaults(kind, &c->pat);
   c->pat.kind = kind;
@@ -292,6 +294,21 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
   if (fnxb > 0) c->pat.flash_nxb = (int)fnxb;
   if (seed >= 0) c->pat.seed = (uint64_t)seed;
   return OB_OK;
+}
+
+int ob_api_collective(const ob_config *c, const ob_api *api)
+{
+  switch (api->kind) {
+  case OB_API_OSTIO: return !c->indep;
+  case OB_API_MPIIO: return c->collective && !(c->indep && api->ostio_mpiio);
+  default: return 0;
+  }
+}
+
+int ob_api_per_transfer(const ob_config *c, const ob_api *api)
+{
+  if (ob_api_collective(c, api)) return 0;
+  return c->indep || api->kind == OB_API_POSIX;
 }
 
 void ob_usage(FILE *out)
@@ -314,8 +331,14 @@ void ob_usage(FILE *out)
     "  -s N             segments  [1; strided 1024]\n"
     "  --btio-class C   BTIO class S, W, A, B, C (needs a square rank count)  [A]\n"
     "  -F               file per process (PATH.API.RANK; offsets as in the shared file)  [off]\n"
-    "  -c               collective MPI-IO (write_at_all/read_at_all); ostio is always\n"
-    "                   collective  [off: MPI-IO write_at/read_at]\n"
+    "  -c               collective MPI-IO (write_at_all/read_at_all); ostio is\n"
+    "                   collective unless -I  [off: MPI-IO write_at/read_at]\n"
+    "  -I, --indep      independent calls, one per transfer (IOR without -c): ostio\n"
+    "                   APIs call ostio_write_at/read_at, mpiio and mpiio+ostio call\n"
+    "                   MPI_File_write_at/read_at per transfer in the default view,\n"
+    "                   in each rank's file order; -c keeps plain mpiio collective\n"
+    "                   (mpiio+ostio stays independent)  [off: ostio collective,\n"
+    "                   MPI-IO one call per pattern step]\n"
     "  -w               write phase  [on when neither -w nor -r]\n"
     "  -r               read phase  [on when neither -w nor -r]\n"
     "  -e               fsync inside the timed write phase  [off]\n"

@@ -72,6 +72,16 @@ int ob_summarize(const ob_config *c, const ob_results *res, ob_summary **out)
 
 static const char *phase_name(int ph) { return ph == OB_PHASE_WRITE ? "write" : "read"; }
 
+/* The call style of API a: "collective" or "independent", one call per "step" or "transfer". */
+static const char *calls_name(const ob_config *c, int a)
+{
+  return ob_api_collective(c, &c->apis[a]) ? "collective" : "independent";
+}
+static const char *unit_name(const ob_config *c, int a)
+{
+  return ob_api_per_transfer(c, &c->apis[a]) ? "transfer" : "step";
+}
+
 /* A statistic, or "-" when not applicable (-1). */
 static void stat_str(char *b, size_t cap, double v)
 {
@@ -82,10 +92,14 @@ static void stat_str(char *b, size_t cap, double v)
 void ob_report_text(FILE *f, const ob_config *c, const ob_results *res)
 {
   const ob_pattern_opts *p = &c->pat;
-  fprintf(f, "ostio-bench: pattern %s, %d ranks, %.2f MiB per phase, %s file%s, MPI-IO %s\n",
+  fprintf(f, "ostio-bench: pattern %s, %d ranks, %.2f MiB per phase, %s file%s\n",
           ob_pattern_name(p->kind), res->nprocs, (double)res->total_bytes / 1048576.0,
-          c->file_per_proc ? "one" : "shared", c->file_per_proc ? " per process" : "",
-          c->collective ? "collective (-c)" : "independent");
+          c->file_per_proc ? "one" : "shared", c->file_per_proc ? " per process" : "");
+  fprintf(f, "  calls:");
+  for (int a = 0; a < c->napis; a++)
+    fprintf(f, "%s %s %s, one per %s", a ? ";" : "", c->apis[a].name, calls_name(c, a),
+            unit_name(c, a));
+  fprintf(f, "\n");
   fprintf(f, "  block %lld, transfer %lld, segments %lld, iterations %d + %d warm-up, fsync %s\n",
           (long long)p->block, (long long)p->transfer, (long long)p->segments, c->iterations,
           c->warmup, c->fsync ? "on" : "off");
@@ -155,14 +169,15 @@ void ob_report_json(FILE *f, const ob_config *c, const ob_results *res)
   fprintf(f, "  \"config\": {\"pattern\": ");
   json_str(f, ob_pattern_name(p->kind));
   fprintf(f, ", \"block\": %lld, \"transfer\": %lld, \"segments\": %lld, \"btio_class\": \"%c\", "
-          "\"seed\": %llu, \"file_per_process\": %s, \"collective\": %s, \"fsync\": %s, "
-          "\"reorder\": %s, \"iterations\": %d, \"warmup\": %d, \"stripe_count\": %d, "
-          "\"stripe_size\": %lld, \"container\": \"%s\", \"path\": ",
+          "\"seed\": %llu, \"file_per_process\": %s, \"collective\": %s, \"indep\": %s, "
+          "\"fsync\": %s, \"reorder\": %s, \"iterations\": %d, \"warmup\": %d, "
+          "\"stripe_count\": %d, \"stripe_size\": %lld, \"container\": \"%s\", \"path\": ",
           (long long)p->block, (long long)p->transfer, (long long)p->segments,
           p->btio_class ? p->btio_class : '-', (unsigned long long)p->seed,
           c->file_per_proc ? "true" : "false", c->collective ? "true" : "false",
-          c->fsync ? "true" : "false", c->reorder ? "true" : "false", c->iterations, c->warmup,
-          c->stripe_count, (long long)c->stripe_size, c->container);
+          c->indep ? "true" : "false", c->fsync ? "true" : "false",
+          c->reorder ? "true" : "false", c->iterations, c->warmup, c->stripe_count,
+          (long long)c->stripe_size, c->container);
   json_str(f, c->path);
   fprintf(f, ",\n    \"apis\": [");
   for (int a = 0; a < c->napis; a++) {
@@ -182,7 +197,8 @@ void ob_report_json(FILE *f, const ob_config *c, const ob_results *res)
     fprintf(f, "%s\n    {\"iteration\": %d, \"warmup\": %s, \"api\": ", i ? "," : "",
             r->iteration, r->warmup ? "true" : "false");
     json_str(f, c->apis[r->api].name);
-    fprintf(f, ", \"phase\": \"%s\", \"bytes\": %lld, \"bw_mib\": ", phase_name(r->phase),
+    fprintf(f, ", \"calls\": \"%s\", \"one_call_per\": \"%s\", \"phase\": \"%s\", \"bytes\": %lld, "
+            "\"bw_mib\": ", calls_name(c, r->api), unit_name(c, r->api), phase_name(r->phase),
             (long long)r->bytes);
     json_num(f, r->bw_mib);
     fprintf(f, ", \"t_open\": %.9g, \"t_io\": %.9g, \"t_close\": %.9g, \"t_total\": %.9g, "
@@ -206,6 +222,8 @@ void ob_report_json(FILE *f, const ob_config *c, const ob_results *res)
   for (int i = 0; i < n; i++) {
     fprintf(f, "%s\n    {\"api\": ", i ? "," : "");
     json_str(f, c->apis[s[i].api].name);
+    fprintf(f, ", \"calls\": \"%s\", \"one_call_per\": \"%s\"", calls_name(c, s[i].api),
+            unit_name(c, s[i].api));
     fprintf(f, ", \"phase\": \"%s\", \"iterations\": %d, \"bw_min\": %.9g, \"bw_median\": %.9g, "
             "\"bw_max\": %.9g, \"bw_mean\": %.9g, \"t_open\": %.9g, \"t_io\": %.9g, "
             "\"t_close\": %.9g, \"t_total\": %.9g, \"ratio_vs_mpiio\": ",

@@ -1,5 +1,6 @@
 /* ostio-bench runner: for each iteration and API, a write phase and a read
- * phase (open, one call per pattern step, optional fsync, close), timed
+ * phase (open, one call per pattern step -- or per transfer for independent
+ * calls under -I, and for POSIX --, optional fsync, close), timed
  * per rank and reduced like IOR (bandwidth = total bytes / (last close end -
  * first open start)). One backend per API (ops struct); every failure is
  * agreed over MPI_COMM_WORLD before anyone decides. Never prints or exits. */
@@ -124,10 +125,13 @@ static MPI_Info make_info(const ob_config *c, const ob_api *api)
 /* ---- backends ------------------------------------------------------------ */
 typedef struct backend {
   int (*open)(run *x, int write);
+  /* One call for step s (collective, or MPI-IO independent without -I); NULL
+   * if the API only has transfer calls (POSIX). */
   int (*step)(run *x, int write, const side *sd, int s);
+  /* One independent call for one contiguous range (ob_api_per_transfer). */
+  int (*transfer)(run *x, int write, int64_t off, uint8_t *b, int64_t len);
   int (*sync)(run *x);
   int (*close)(run *x);
-  int collective_steps;               /* every rank must make every step call     */
 } backend;
 
 static int ostio_rc(run *x, int rc, const char *what)
@@ -148,6 +152,11 @@ static int o_step(run *x, int write, const side *sd, int s)
   uint8_t *b = sd->buf + sd->off[s];
   return write ? ostio_rc(x, ostio_write_all(x->ofh, st->ext, st->n, b), "ostio_write_all")
                : ostio_rc(x, ostio_read_all(x->ofh, st->ext, st->n, b), "ostio_read_all");
+}
+static int o_transfer(run *x, int write, int64_t off, uint8_t *b, int64_t len)
+{
+  return write ? ostio_rc(x, ostio_write_at(x->ofh, off, b, (size_t)len), "ostio_write_at")
+               : ostio_rc(x, ostio_read_at(x->ofh, off, b, (size_t)len), "ostio_read_at");
 }
 static int o_sync(run *x) { return ostio_rc(x, ostio_sync(x->ofh), "ostio_sync"); }
 static int o_close(run *x) { return x->ofh ? ostio_rc(x, ostio_close(&x->ofh), "ostio_close") : 0; }
@@ -191,13 +200,26 @@ static int m_step(run *x, int write, const side *sd, int s)
     x->view = 1;
   }
   if (rc != MPI_SUCCESS) return mpi_rc(x, rc, "MPI_File_set_view");
-  if (x->c->collective)
+  if (ob_api_collective(x->c, x->api))
     rc = write ? MPI_File_write_at_all(x->mfh, at, b, cnt, MPI_BYTE, MPI_STATUS_IGNORE)
                : MPI_File_read_at_all(x->mfh, at, b, cnt, MPI_BYTE, MPI_STATUS_IGNORE);
   else
     rc = write ? MPI_File_write_at(x->mfh, at, b, cnt, MPI_BYTE, MPI_STATUS_IGNORE)
                : MPI_File_read_at(x->mfh, at, b, cnt, MPI_BYTE, MPI_STATUS_IGNORE);
   return mpi_rc(x, rc, write ? "MPI_File_write_at(_all)" : "MPI_File_read_at(_all)");
+}
+/* -I: the transfer's own offset in the default view (no view is set for
+ * an API that calls per transfer), as IOR without -c. */
+static int m_transfer(run *x, int write, int64_t off, uint8_t *b, int64_t len)
+{
+  if (len > INT_MAX)
+    return fail(x, OB_EUSAGE, "a transfer of %lld bytes is too much for one MPI-IO call (int "
+                "counts)", (long long)len);
+  int rc = write ? MPI_File_write_at(x->mfh, (MPI_Offset)off, b, (int)len, MPI_BYTE,
+                                     MPI_STATUS_IGNORE)
+                 : MPI_File_read_at(x->mfh, (MPI_Offset)off, b, (int)len, MPI_BYTE,
+                                    MPI_STATUS_IGNORE);
+  return mpi_rc(x, rc, write ? "MPI_File_write_at" : "MPI_File_read_at");
 }
 static int m_sync(run *x) { return mpi_rc(x, MPI_File_sync(x->mfh), "MPI_File_sync"); }
 static int m_close(run *x)
@@ -238,16 +260,10 @@ static int full_io(int fd, int write, uint8_t *b, int64_t len, int64_t off)
   }
   return 0;
 }
-static int p_step(run *x, int write, const side *sd, int s)
+static int p_transfer(run *x, int write, int64_t off, uint8_t *b, int64_t len)
 {
-  const ob_step *st = &sd->plan.steps[s];
-  uint8_t *b = sd->buf + sd->off[s];
-  for (size_t i = 0; i < st->n; i++) {
-    int e = full_io(x->fd, write, b, st->ext[i].length, st->ext[i].offset);
-    if (e) return fail(x, OB_EIO, "%s %s: %s", write ? "pwrite" : "pread", x->path, strerror(e));
-    b += st->ext[i].length;
-  }
-  return 0;
+  int e = full_io(x->fd, write, b, len, off);
+  return e ? fail(x, OB_EIO, "%s %s: %s", write ? "pwrite" : "pread", x->path, strerror(e)) : 0;
 }
 static int p_sync(run *x) { return fsync(x->fd) ? fail(x, OB_EIO, "fsync: %s", strerror(errno)) : 0; }
 static int p_close(run *x)
@@ -258,12 +274,28 @@ static int p_close(run *x)
 }
 
 static const backend backends[] = {
-  [OB_API_OSTIO] = {.open = o_open, .step = o_step, .sync = o_sync, .close = o_close,
-                    .collective_steps = 1},
-  [OB_API_MPIIO] = {.open = m_open, .step = m_step, .sync = m_sync, .close = m_close,
-                    .collective_steps = 1},
-  [OB_API_POSIX] = {.open = p_open, .step = p_step, .sync = p_sync, .close = p_close},
+  [OB_API_OSTIO] = {.open = o_open, .step = o_step, .transfer = o_transfer, .sync = o_sync,
+                    .close = o_close},
+  [OB_API_MPIIO] = {.open = m_open, .step = m_step, .transfer = m_transfer, .sync = m_sync,
+                    .close = m_close},
+  [OB_API_POSIX] = {.open = p_open, .transfer = p_transfer, .sync = p_sync, .close = p_close},
 };
+
+/* Step s as one independent call per extent, in the step's (file) order;
+ * the bytes of the extents lie back to back in the step's buffer. */
+static int step_transfers(run *x, const backend *be, int write, const side *sd, int s)
+{
+  const ob_step *st = &sd->plan.steps[s];
+  uint8_t *b = sd->buf + sd->off[s];
+  for (size_t i = 0; i < st->n; i++) {
+    if (st->ext[i].length > 0) {
+      int e = be->transfer(x, write, st->ext[i].offset, b, st->ext[i].length);
+      if (e) return e;
+    }
+    b += st->ext[i].length;
+  }
+  return 0;
+}
 
 /* ---- plans ---------------------------------------------------------------- */
 static void side_free(side *sd)
@@ -485,10 +517,14 @@ static int run_phase(run *x, int write, side *sd, uint8_t *vbuf, ob_result *r)
   int rc = agree(x, be->open(x, write));
   st[1] = clk(c->clock_ctx);
   if (rc) return rc;
+  int per_transfer = ob_api_per_transfer(c, x->api);
+  /* Collective MPI-IO calls go on after a local failure (the others wait in
+   * them); ostio's collective calls agree on their errors themselves. */
+  int go_on = x->api->kind == OB_API_MPIIO && ob_api_collective(c, x->api);
   for (int s = 0; s < sd->plan.nsteps; s++) {
-    int e = be->step(x, write, sd, s);
+    int e = per_transfer ? step_transfers(x, be, write, sd, s) : be->step(x, write, sd, s);
     if (e && !rc) rc = e;
-    if (rc && !(x->api->kind == OB_API_MPIIO && c->collective)) break;
+    if (rc && !go_on) break;
   }
   if (!rc && write && c->fsync) rc = be->sync(x);
   if (x->api->kind == OB_API_OSTIO && x->ofh) {
@@ -561,7 +597,9 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
   memset(res, 0, sizeof *res);
   res->nprocs = x.nprocs;
   if (err && errcap) err[0] = '\0';
-  for (int a = 0; a < c->napis; a++) want_types |= c->apis[a].kind == OB_API_MPIIO;
+  /* Views for the MPI-IO APIs that call once per step (-I: once per transfer, no view). */
+  for (int a = 0; a < c->napis; a++)
+    want_types |= c->apis[a].kind == OB_API_MPIIO && !ob_api_per_transfer(c, &c->apis[a]);
   rc = check_mpiio_ostio(&x);
   if (!rc) rc = side_build(&x, x.rank, want_types, &w);
   /* The read side's buffer only when there is a read phase (-w alone: half the memory). */

@@ -1,5 +1,6 @@
 /* ostio-bench runner, pure parts (bench/bench_args.c, bench/bench_report.c):
- * every flag, size suffixes, several APIs (mpiio+ostio too), usage errors naming the flag,
+ * every flag, size suffixes, several APIs (mpiio+ostio too), the call style
+ * of each API with and without -I / -c, usage errors naming the flag,
  * bandwidth arithmetic, median / min / max against hand values, and the
  * report of results produced with a fake clock. */
 #include <stdio.h>
@@ -20,6 +21,34 @@ static int parse(const char *line, ob_config *c, char *err, size_t cap)
   argv[argc] = NULL;
   err[0] = '\0';
   return ob_parse_args(argc, argv, c, err, cap);
+}
+
+/* The --help text (free it). */
+static char *usage_text(void)
+{
+  char *text = NULL;
+  size_t tl = 0;
+  FILE *f = open_memstream(&text, &tl);
+  if (!f) return NULL;
+  ob_usage(f);
+  fclose(f);
+  return text;
+}
+
+/* The text and JSON reports of res (free both). */
+static void reports(const ob_config *c, const ob_results *res, char **text, char **json)
+{
+  size_t tl = 0, jl = 0;
+  FILE *f = open_memstream(text, &tl);
+  if (f) {
+    ob_report_text(f, c, res);
+    fclose(f);
+  }
+  f = open_memstream(json, &jl);
+  if (f) {
+    ob_report_json(f, c, res);
+    fclose(f);
+  }
 }
 
 /* A usage error whose message starts with the flag. */
@@ -55,7 +84,7 @@ static void test_defaults(void)
   char err[512];
   CHECK(parse("", &c, err, sizeof err) == OB_OK);
   CHECK(c.napis == 1 && c.apis[0].kind == OB_API_OSTIO && !strcmp(c.apis[0].strategy, "auto"));
-  CHECK(c.write && c.read && c.iterations == 1 && c.warmup == 1 && !c.collective);
+  CHECK(c.write && c.read && c.iterations == 1 && c.warmup == 1 && !c.collective && !c.indep);
   CHECK(c.pat.kind == OB_PAT_IOR && c.pat.block == 1048576 && c.pat.transfer == 1048576);
   CHECK(!c.help && !c.file_per_proc && !c.keep && c.json[0] == '\0' && c.nhints == 0);
   CHECK(parse("-h", &c, err, sizeof err) == OB_OK && c.help);
@@ -108,6 +137,81 @@ static void test_every_flag(void)
   CHECK(parse("-F -c -a posix", &c, err, sizeof err) == OB_OK);
 }
 
+/* -I / --indep: which APIs call collectively, and which once per transfer. */
+static void test_indep(void)
+{
+  ob_config c;
+  char err[512];
+  const char *apis = "-a ostio,ostio:ost,mpiio,mpiio+ostio,posix";
+  /* Expected per API (order of apis): collective, per transfer. */
+  static const struct {
+    const char *flags;
+    int coll[5], per[5];
+  } cases[] = {
+    {"", {1, 1, 0, 0, 0}, {0, 0, 0, 0, 1}},
+    {"-c", {1, 1, 1, 1, 0}, {0, 0, 0, 0, 1}},
+    {"-I", {0, 0, 0, 0, 0}, {1, 1, 1, 1, 1}},
+    {"--indep", {0, 0, 0, 0, 0}, {1, 1, 1, 1, 1}},
+    {"-I -c", {0, 0, 1, 0, 0}, {1, 1, 0, 1, 1}},
+    {"-c --indep", {0, 0, 1, 0, 0}, {1, 1, 0, 1, 1}},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char line[256];
+    snprintf(line, sizeof line, "%s %s", apis, cases[k].flags);
+    int rc = parse(line, &c, err, sizeof err);
+    CHECKF(rc == OB_OK, "%s: %s", line, err);
+    if (rc != OB_OK) continue;
+    CHECKF(c.indep == (strstr(cases[k].flags, "I") || strstr(cases[k].flags, "indep")) &&
+           c.collective == (strstr(cases[k].flags, "c") != NULL), "%s: flags", line);
+    for (int a = 0; a < 5; a++) {
+      CHECKF(ob_api_collective(&c, &c.apis[a]) == cases[k].coll[a], "%s: %s collective %d", line,
+             c.apis[a].name, ob_api_collective(&c, &c.apis[a]));
+      CHECKF(ob_api_per_transfer(&c, &c.apis[a]) == cases[k].per[a], "%s: %s per transfer %d",
+             line, c.apis[a].name, ob_api_per_transfer(&c, &c.apis[a]));
+    }
+  }
+  /* A file per process: -I makes any strategy an independent writer, but
+   * plain mpiio stays collective under -c. */
+  CHECK(parse("-F -I -a ostio:ost,ostio,mpiio,posix", &c, err, sizeof err) == OB_OK);
+  CHECK(parse("-F -I -c -a ostio:even,mpiio+ostio", &c, err, sizeof err) == OB_OK);
+  bad("-F -I -c -a mpiio", "-F");
+  bad("--indep=yes", "--indep");
+  bad("-I=1", "-I");
+  /* With a pattern, a container, verification: all parse. */
+  CHECK(parse("-I -p btio --btio-class S --container log -a ostio -W -R", &c, err, sizeof err) ==
+        OB_OK && c.indep && c.verify_write && c.verify_read);
+  /* --help names the flag and the calls it makes. */
+  char *text = usage_text();
+  CHECK(text && strstr(text, "  -I, --indep ") && strstr(text, "ostio_write_at/read_at"));
+  free(text);
+  /* The reports say which calls each API made. */
+  CHECK(parse("-a ostio,mpiio -I -c -w --warmup 0", &c, err, sizeof err) == OB_OK);
+  ob_results res = {.nprocs = 2, .total_bytes = 1 << 20};
+  for (int a = 0; a < 2; a++) {
+    ob_result r = {.api = a, .phase = OB_PHASE_WRITE, .bytes = res.total_bytes, .t_total = 1.0,
+                   .aggr_max = -1, .objects_max = -1, .sys_writes = -1, .sys_reads = -1};
+    r.bw_mib = ob_bandwidth_mib(r.bytes, r.t_total);
+    CHECK(ob_results_add(&res, &r) == OB_OK);
+  }
+  char *json = NULL;
+  text = NULL;
+  reports(&c, &res, &text, &json);
+  CHECKF(text && strstr(text, "calls: ostio independent, one per transfer; mpiio collective, "
+                        "one per step\n"), "text: %s", text ? text : "");
+  CHECK(json && strstr(json, "\"collective\": true, \"indep\": true,"));
+  CHECK(json && strstr(json, "\"api\": \"ostio\", \"calls\": \"independent\", "
+                             "\"one_call_per\": \"transfer\", \"phase\": \"write\""));
+  CHECK(json && strstr(json, "\"api\": \"mpiio\", \"calls\": \"collective\", "
+                             "\"one_call_per\": \"step\", \"phase\": \"write\""));
+  /* runs and summary: two lines per API */
+  int nind = 0;
+  for (const char *q = json; q && (q = strstr(q, "\"calls\": \"independent\"")); q++) nind++;
+  CHECK(nind == 2);
+  free(text);
+  free(json);
+  ob_results_free(&res);
+}
+
 /* mpiio+ostio: the MPI-IO backend with the hint ostio_mpiio=enable. */
 static void test_mpiio_ostio(void)
 {
@@ -130,11 +234,7 @@ static void test_mpiio_ostio(void)
   bad("-F -c -a mpiio+ostio", "-F");
   bad("-a mpiio+ostio --container log", "--container");
   /* --help lists it. */
-  char *text = NULL;
-  size_t tl = 0;
-  FILE *f = open_memstream(&text, &tl);
-  ob_usage(f);
-  fclose(f);
+  char *text = usage_text();
   CHECK(text && strstr(text, "mpiio+ostio") && strstr(text, "ostio_mpiio=enable"));
   free(text);
   /* This program is not linked with libostio-mpiio.so: MPI_File_open is the MPI
@@ -243,13 +343,7 @@ static void test_report(void)
   }
   free(s);
   char *text = NULL, *json = NULL;
-  size_t tl = 0, jl = 0;
-  FILE *f = open_memstream(&text, &tl);
-  ob_report_text(f, &c, &res);
-  fclose(f);
-  f = open_memstream(&json, &jl);
-  ob_report_json(f, &c, &res);
-  fclose(f);
+  reports(&c, &res, &text, &json);
   CHECK(text && strstr(text, "Summary") && strstr(text, "(warm-up)") && strstr(text, "1.00x"));
   CHECK(text && strstr(text, "ostio:ost") && strstr(text, "mpiio"));
   CHECK(json && strncmp(json, "{\n  \"format\": \"ostio-bench\",\n  \"version\": 1,", 44) == 0);
@@ -294,6 +388,7 @@ int main(void)
   test_defaults();
   test_every_flag();
   test_mpiio_ostio();
+  test_indep();
   test_report_mpiio_ostio();
   test_bad_flags();
   test_arith();

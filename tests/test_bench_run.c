@@ -9,8 +9,12 @@
  * interface (the MPI_File_* wrappers below forward to PMPI_*): a step that is
  * one contiguous run on every rank must reach ROMIO as write_at_all(offset)
  * with no file view, as IOR does (a one-block view makes ROMIO lock around
- * every pwrite), and every buffer must be page aligned (issue 14, item 8). */
+ * every pwrite), and every buffer must be page aligned (issue 14, item 8).
+ * With -I (issue 17) every pattern runs as independent calls, one per
+ * transfer, at the transfer's own offset without a view, checked by -W -R
+ * and by comparing the files byte for byte. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +28,7 @@ static char dir[512];
 static struct {
   long views;            /* MPI_File_set_view calls                             */
   long calls;            /* read_at(_all) / write_at(_all) calls                */
+  long coll;             /* ... of them collective (_all)                       */
   long unaligned;        /* ... whose buffer is not 4096-byte aligned           */
   long nonzero_off;      /* ... at an offset other than 0                       */
   MPI_Offset first_off;  /* offset of the first one                             */
@@ -45,12 +50,14 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int coun
                           MPI_Datatype type, MPI_Status *st)
 {
   saw(off, buf);
+  seen.coll++;
   return PMPI_File_write_at_all(fh, off, buf, count, type, st);
 }
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype type,
                          MPI_Status *st)
 {
   saw(off, buf);
+  seen.coll++;
   return PMPI_File_read_at_all(fh, off, buf, count, type, st);
 }
 int MPI_File_write_at(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype type,
@@ -134,31 +141,46 @@ static void run_ok(const char *line, int napis)
   ob_results_free(&res);
 }
 
-static void test_matrix(void)
+/* Every pattern, small; coll: MPI-IO collective (-c) in test_matrix. */
+static const struct {
+  const char *args;
+  int coll;
+} pats[] = {
+  {"-p ior -b 64k -t 16k -s 2", 1},
+  {"-p strided -b 4k -t 4k -s 16", 1},
+  {"-p strided -b 47008 -t 47008 -s 3", 0},
+  {"-p flash --flash-blocks 2 --flash-nxb 4", 1},
+  {"-p random -b 16k -s 2 --seed 7", 1},
+  {"-p ior -b 32k -t 8k -s 2 -C", 1},
+};
+#define NPATS (sizeof pats / sizeof *pats)
+
+/* run_ok for apis (napis of them) with each pattern and its flags (flags(i)),
+ * and btio class S when the rank count allows. */
+static void run_patterns(const char *apis, int napis, const char *(*flags)(size_t i))
 {
-  const char *apis = "-a ostio:ost,ostio:even,ostio:independent,mpiio,posix -W -R --warmup 0";
-  const char *pats[] = {
-    "-p ior -b 64k -t 16k -s 2 -c",
-    "-p strided -b 4k -t 4k -s 16 -c",
-    "-p strided -b 47008 -t 47008 -s 3",
-    "-p flash --flash-blocks 2 --flash-nxb 4 -c",
-    "-p random -b 16k -s 2 -c --seed 7",
-    "-p ior -b 32k -t 8k -s 2 -C -c",
-  };
   char line[1024];
   /* With more ranks than the 2 cores every small collective costs ~5 ms:
    * the many-step patterns (flash 24 calls, btio 40) run at 4 ranks only in
    * tests/bench/test_bench_cli.py. */
   int many = nprocs <= 2;
-  for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
-    if (!many && strstr(pats[i], "flash")) continue;
-    snprintf(line, sizeof line, "%s %s", apis, pats[i]);
-    run_ok(line, 5);
+  for (size_t i = 0; i < NPATS; i++) {
+    if (!many && strstr(pats[i].args, "flash")) continue;
+    snprintf(line, sizeof line, "%s %s %s", apis, pats[i].args, flags(i));
+    run_ok(line, napis);
   }
   if (nprocs == 1) {
-    snprintf(line, sizeof line, "%s -p btio --btio-class S -c", apis);
-    run_ok(line, 5);
+    snprintf(line, sizeof line, "%s -p btio --btio-class S %s", apis, flags(0));
+    run_ok(line, napis);
   }
+}
+
+static const char *matrix_flags(size_t i) { return pats[i].coll ? "-c" : ""; }
+
+static void test_matrix(void)
+{
+  run_patterns("-a ostio:ost,ostio:even,ostio:independent,mpiio,posix -W -R --warmup 0", 5,
+               matrix_flags);
   run_ok("-F -a ostio:independent,mpiio,posix -p ior -b 32k -t 8k -s 2 -W -R -C -e --warmup 0", 3);
   run_ok("-a ostio:aligned,ostio:auto -p strided -b 4k -t 4k -s 8 -W -R -i 2 -e "
          "--stripe-count 2 --stripe-size 64k -O cb_buffer_size=65536", 2);
@@ -211,6 +233,131 @@ static void test_mpiio_calls(void)
     CHECKF(seen.unaligned == 0, "random: %ld unaligned", seen.unaligned);
 }
 
+/* The whole file at path, or NULL (*len = -1). */
+static uint8_t *slurp(const char *path, int64_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  uint8_t *b = NULL;
+  *len = -1;
+  if (!f) return NULL;
+  if (fseek(f, 0, SEEK_END) == 0) {
+    long n = ftell(f);
+    b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    rewind(f);
+    if (b && fread(b, 1, (size_t)n, f) == (size_t)n) {
+      *len = n;
+    } else {
+      free(b);
+      b = NULL;
+    }
+  }
+  fclose(f);
+  return b;
+}
+
+/* -I: every pattern as independent calls (one per transfer) for ostio, MPI-IO
+ * and POSIX, -W -R verified; the calls reaching MPI-IO; ostio's system calls;
+ * the files' bytes. */
+static const char *indep_flags(size_t i) { return i + 1 == NPATS ? "-c" : ""; }
+
+static void test_indep(void)
+{
+  /* The last pattern with -c: mpiio collective, the others independent.
+   * Oversubscribed (more ranks than the 2 cores) each phase's collectives
+   * cost ~50 ms: fewer APIs and cases there. */
+  int few = nprocs > 2;
+  if (few) run_patterns("-I -a ostio,mpiio -W -R --warmup 0", 2, indep_flags);
+  else run_patterns("-I -a ostio,ostio:ost,mpiio,posix -W -R --warmup 0", 4, indep_flags);
+  const char *more[] = {
+    "-p strided -b 8k -t 4k -s 2",
+    "-p strided -b 4k -t 4k -s 40 --container striped --stripe-count 2 --stripe-size 64k",
+    "-p strided -b 4k -t 4k -s 8 --container log",
+    /* -O reaches ostio_open: the same calls through the cooperative cache */
+    "-p strided -b 4k -t 4k -s 8 -O ostio_cache=enable -O ostio_cache_size=1m",
+  };
+  char line[1024];
+  for (size_t i = 0; i < (few ? 1 : sizeof more / sizeof *more); i++) {
+    snprintf(line, sizeof line, "-I -a ostio,mpiio -W -R --warmup 0 %s", more[i]);
+    run_ok(line, 2);
+  }
+  run_ok("-F -I -a ostio:ost,ostio,mpiio,posix -p ior -b 32k -t 8k -s 2 -W -R -C --warmup 0", 4);
+
+  /* What MPI-IO sees: 16 write_at and 16 read_at per rank at the pieces' own
+   * offsets (rank r's first at r * 4 KiB), no view, nothing collective. */
+  if (!mpiio_run("-I -a mpiio -p strided -b 4k -t 4k -s 16 -W -R --warmup 0")) {
+    CHECKF(seen.views == 0 && seen.coll == 0, "-I strided: %ld views, %ld collective calls",
+           seen.views, seen.coll);
+    CHECKF(seen.calls == 2 * 16, "-I strided: %ld MPI-IO calls", seen.calls);
+    CHECKF(seen.first_off == (MPI_Offset)rank * 4096 && seen.unaligned == 0,
+           "-I strided: first offset %lld, %ld unaligned", (long long)seen.first_off,
+           seen.unaligned);
+  }
+  /* random: one call per non-empty extent of this rank's plan. */
+  ob_config c;
+  if (!parse("-I -a mpiio -p random -b 16k -s 2 --seed 7 -W -R --warmup 0", &c)) {
+    ob_plan plan;
+    char perr[256];
+    long want = 0;
+    if (ob_pattern_build(&c.pat, rank, nprocs, &plan, perr, sizeof perr) == 0) {
+      for (int s = 0; s < plan.nsteps; s++)
+        for (size_t e = 0; e < plan.steps[s].n; e++) want += plan.steps[s].ext[e].length > 0;
+      ob_plan_free(&plan);
+    }
+    if (!mpiio_run("-I -a mpiio -p random -b 16k -s 2 --seed 7 -W -R --warmup 0"))
+      CHECKF(seen.views == 0 && seen.coll == 0 && seen.calls == 2 * want,
+             "-I random: %ld views, %ld collective, %ld calls for %ld extents", seen.views,
+             seen.coll, seen.calls, want);
+  }
+  /* -I -c: plain mpiio keeps its collective calls. */
+  if (!mpiio_run("-I -c -a mpiio -p strided -b 4k -t 4k -s 16 -W -R --warmup 0"))
+    CHECKF(seen.calls == 2 && seen.coll == 2, "-I -c: %ld calls, %ld collective", seen.calls,
+           seen.coll);
+
+  /* ostio: one system call per transfer (a plain file; the cache is off by default). */
+  if (!parse("-I -a ostio -p strided -b 4k -t 4k -s 16 --warmup 0", &c)) {
+    ob_results res;
+    char err[512];
+    int rc = ob_run(&c, &res, err, sizeof err);
+    CHECKF(rc == OB_OK && res.n == 2, "-I ostio: rc %d, %s", rc, err);
+    for (int i = 0; rc == OB_OK && i < res.n; i++) {
+      double ops = res.r[i].phase == OB_PHASE_WRITE ? res.r[i].sys_writes : res.r[i].sys_reads;
+      CHECKF(ops == 16.0 * nprocs, "-I ostio phase %d: %g system calls", res.r[i].phase, ops);
+    }
+    ob_results_free(&res);
+  }
+
+  /* The bytes: ostio's, ROMIO's and POSIX's files are equal and hold ob_fill's data. */
+  if (!parse("-I -k -w -a ostio,mpiio,posix -p strided -b 4k -t 4k -s 16 --warmup 0", &c)) {
+    ob_results res;
+    char err[512];
+    int rc = ob_run(&c, &res, err, sizeof err);
+    CHECKF(rc == OB_OK, "-I -k: rc %d, %s", rc, err);
+    if (rc == OB_OK && rank == 0) {
+      const char *names[] = {"ostio", "mpiio", "posix"};
+      uint8_t *first = NULL;
+      for (int a = 0; a < 3; a++) {
+        char path[600];
+        int64_t len;
+        snprintf(path, sizeof path, "%s/f.%s", dir, names[a]);
+        uint8_t *b = slurp(path, &len);
+        ostio_extent all = {0, len};
+        CHECKF(b && len == res.total_bytes, "%s: %lld bytes, want %lld", path, (long long)len,
+               (long long)res.total_bytes);
+        if (b && len == res.total_bytes) {
+          CHECKF(ob_check(b, &all, 1, c.pat.seed) < 0, "%s: wrong byte at %lld", path,
+                 (long long)ob_check(b, &all, 1, c.pat.seed));
+          if (first) CHECKF(memcmp(first, b, (size_t)len) == 0, "%s differs from ostio's", path);
+        }
+        if (!first) first = b;
+        else free(b);
+      }
+      free(first);
+    }
+    ob_results_free(&res);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+}
+
 static void test_failures(void)
 {
   ob_config c;
@@ -223,6 +370,16 @@ static void test_failures(void)
     CHECKF(rc == OB_EVERIFY && strstr(err, "verification failed"), "corrupt: rc %d, %s", rc, err);
     CHECK(same_everywhere(rc));
     CHECK(res.n == 4 && res.r[0].verify_errors >= 1 && res.r[1].verify_errors >= 1);
+    ob_results_free(&res);
+  }
+  /* The same through independent calls (-I). */
+  if (!parse("-I -a ostio,mpiio -p strided -b 4k -t 4k -s 4 -W -R --warmup 0", &c)) {
+    rc = ob_run(&c, &res, err, sizeof err);
+    CHECKF(rc == OB_EVERIFY && strstr(err, "verification failed"), "-I corrupt: rc %d, %s", rc,
+           err);
+    CHECK(same_everywhere(rc));
+    for (int i = 0; rc == OB_EVERIFY && i < res.n; i++)
+      CHECKF(res.r[i].verify_errors >= 1, "-I corrupt: result %d not failed", i);
     ob_results_free(&res);
   }
   unsetenv("OSTIO_BENCH_CORRUPT");
@@ -254,6 +411,7 @@ int main(int argc, char **argv)
   test_fake_clock();
   test_matrix();
   test_mpiio_calls();
+  test_indep();
   test_failures();
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) tu_rmtree(dir);
