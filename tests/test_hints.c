@@ -87,7 +87,7 @@ static const struct { const char *key, *dflt; } defaults[NKEYS] = {
   {"ostio_strategy", "auto"}, {"ostio_pipeline", "true"}, {"ostio_container", "plain"},
   {"ostio_objects", "0"}, {"ostio_log_writers", "rank"}, {"ostio_mpiio", "automatic"},
   {"ostio_cache", "disable"}, {"ostio_cache_page", "0"}, {"ostio_cache_size", "67108864"},
-  {"ostio_cache_bypass", "0"},
+  {"ostio_cache_bypass", "0"}, {"ostio_atomic", "false"},
 };
 
 static void test_defaults(void)

@@ -139,7 +139,8 @@ int ostio__cache_open(const ostio__cache_file *f, ostio__cache **out)
   int rc = c ? 0 : ostio__fail(OSTIO_ENOMEM, "cache: out of memory");
   if (c) {
     *c = (ostio__cache){.comm = f->comm, .rank = f->rank, .nprocs = f->nprocs,
-                        .b = f->backing, .can_fill = f->can_fill, .st = f->stats, .win = MPI_WIN_NULL};
+                        .b = f->backing, .can_fill = f->can_fill, .st = f->stats,
+                        .win = MPI_WIN_NULL, .atomic = f->hints->ostio_atomic};
     rc = setup(c, f);
   }
   /* Everyone reaches MPI_Win_allocate only when every rank's set-up worked. */
@@ -215,5 +216,9 @@ int ostio__cache_close(ostio__cache **cp)
 }
 
 int64_t ostio__cache_local_end(const ostio__cache *c) { return c->local_end; }
+
+void ostio__cache_set_atomic(ostio__cache *c, int on) { c->atomic = !!on; }
+
+int ostio__cache_get_atomic(const ostio__cache *c) { return c->atomic; }
 
 int64_t ostio__cache_memory(const ostio__cache *c) { return c->memory; }

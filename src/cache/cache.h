@@ -69,6 +69,10 @@ int ostio__cache_read(ostio__cache *c, int64_t off, void *buf, size_t len);
  * checked on this path (docs/cache.md). */
 int ostio__cache_coll(ostio__cache *c, int is_write, const ostio_extent *ext, size_t n,
                       void *buf, int *served);
+/* Local (callers make it collective and agreed): MPI atomic mode on or off
+ * (docs/cache.md, "Atomic mode"). Starts as the hint ostio_atomic. */
+void ostio__cache_set_atomic(ostio__cache *c, int on);
+int ostio__cache_get_atomic(const ostio__cache *c);
 /* The end of the furthest byte this rank wrote through the cache since the
  * last collective flush (its own writes count in its file size at once). */
 int64_t ostio__cache_local_end(const ostio__cache *c);

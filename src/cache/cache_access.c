@@ -4,6 +4,8 @@
  * docs/cache.md. */
 #include "cache/cache_impl.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -147,14 +149,20 @@ static int locked(op *o, int allocate)
   return move(o, way);
 }
 
-static int piece(ostio__cache *c, const ostio__cache_piece *p, int is_write, unsigned char *buf,
-                 int allocate)
+static op make_op(ostio__cache *c, const ostio__cache_piece *p, int is_write, unsigned char *buf)
 {
   op o = {.c = c, .p = p, .is_write = is_write, .buf = buf,
           .set = ostio__cache_set_of(&c->wl, p->page),
           .head = (ostio__cache_set_head *)c->meta,
           .slots = (ostio__cache_slot *)(c->meta + sizeof(ostio__cache_set_head))};
   o.set_disp = ostio__cache_set_disp(&c->wl, o.set);
+  return o;
+}
+
+static int piece(ostio__cache *c, const ostio__cache_piece *p, int is_write, unsigned char *buf,
+                 int allocate)
+{
+  op o = make_op(c, p, is_write, buf);
   int rc = ostio__cache_lock(c, p->owner, o.set);
   if (rc < 0) return rc;
   rc = locked(&o, allocate);
@@ -162,28 +170,139 @@ static int piece(ostio__cache *c, const ostio__cache_piece *p, int is_write, uns
   return rc < 0 ? rc : r2;
 }
 
-static int request(ostio__cache *c, int is_write, int64_t off, unsigned char *buf, size_t len)
+static int request(ostio__cache *c, const ostio__cache_seg *sg)
 {
-  int allocate = !ostio__cache_bypass(&c->geom, off, (int64_t)len);
+  int allocate = !ostio__cache_bypass(&c->geom, sg->off, sg->len);
   if (!allocate) ostio__stat_add(c->st, OSTIO__STAT_cache_bypass, 1);
   ostio__cache_split sp;
   ostio__cache_piece p;
-  int rc = ostio__cache_split_init(&sp, &c->geom, off, (int64_t)len);
+  unsigned char *buf = sg->buf;
+  int rc = ostio__cache_split_init(&sp, &c->geom, sg->off, sg->len);
   while (rc == 0 && (rc = ostio__cache_split_next(&sp, &p)) == 1) {
-    rc = piece(c, &p, is_write, buf, allocate);
+    rc = piece(c, &p, sg->is_write, buf, allocate);
     buf += p.len;
   }
-  if (rc < 0) return rc;
-  if (is_write && off + (int64_t)len > c->local_end) c->local_end = off + (int64_t)len;
+  return rc;
+}
+
+/* ---- atomic mode: every lock of the call first ------------------------------------------ */
+
+typedef struct apiece {
+  ostio__cache_piece p;
+  int64_t set;
+  unsigned char *buf;
+  int is_write, allocate;
+} apiece;
+
+static int by_lock(const void *a, const void *b)
+{
+  const apiece *x = a, *y = b;
+  if (x->p.owner != y->p.owner) return x->p.owner < y->p.owner ? -1 : 1;
+  return x->set < y->set ? -1 : x->set > y->set;
+}
+
+/* The call's pieces, each with its set. *out malloc'ed. */
+static int collect(ostio__cache *c, const ostio__cache_seg *sg, size_t n, apiece **out,
+                   size_t *nout)
+{
+  size_t cap = 0, k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (sg[i].len <= 0) continue;
+    int64_t pages = (sg[i].off + sg[i].len - 1) / c->geom.page - sg[i].off / c->geom.page + 1;
+    if ((uint64_t)pages > SIZE_MAX / sizeof(apiece) - cap)
+      return ostio__fail(OSTIO_ENOMEM, "cache: an atomic call of too many pages");
+    cap += (size_t)pages;
+  }
+  apiece *a = malloc((cap ? cap : 1) * sizeof *a);
+  if (!a) return ostio__fail(OSTIO_ENOMEM, "cache: out of memory for an atomic call's %zu "
+                             "pages", cap);
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    if (sg[i].len <= 0) continue;
+    int allocate = !ostio__cache_bypass(&c->geom, sg[i].off, sg[i].len);
+    ostio__cache_split sp;
+    unsigned char *buf = sg[i].buf;
+    rc = ostio__cache_split_init(&sp, &c->geom, sg[i].off, sg[i].len);
+    while (rc == 0 && k < cap && (rc = ostio__cache_split_next(&sp, &a[k].p)) == 1) {
+      a[k].set = ostio__cache_set_of(&c->wl, a[k].p.page);
+      a[k].buf = buf;
+      a[k].is_write = sg[i].is_write;
+      a[k].allocate = allocate;
+      buf += a[k].p.len;
+      k++;
+      rc = 0;
+    }
+  }
+  if (rc < 0) {
+    free(a);
+    return rc;
+  }
+  *out = a;
+  *nout = k;
   return 0;
+}
+
+/* Locks every (owner, set) of the call in increasing order -- a total order
+ * all ranks share, so two atomic calls never wait for each other in a
+ * cycle -- then moves every piece, then releases them all. */
+static int atomic_call(ostio__cache *c, const ostio__cache_seg *sg, size_t n)
+{
+  apiece *a = NULL;
+  size_t k = 0;
+  int rc = collect(c, sg, n, &a, &k);
+  if (rc < 0) return rc;
+  apiece *order = malloc((k ? k : 1) * sizeof *order);
+  if (!order) {
+    free(a);
+    return ostio__fail(OSTIO_ENOMEM, "cache: out of memory for an atomic call");
+  }
+  memcpy(order, a, k * sizeof *a);
+  qsort(order, k, sizeof *order, by_lock);
+  size_t held = 0;
+  for (size_t i = 0; rc == 0 && i < k; i++) {
+    if (i > 0 && by_lock(&order[i], &order[i - 1]) == 0) continue;
+    if ((rc = ostio__cache_lock(c, order[i].p.owner, order[i].set)) == 0) held = i + 1;
+  }
+  for (size_t i = 0; rc == 0 && i < k; i++) {
+    op o = make_op(c, &a[i].p, a[i].is_write, a[i].buf);
+    rc = locked(&o, a[i].allocate);
+  }
+  for (size_t i = held; i-- > 0;) {
+    if (i > 0 && by_lock(&order[i], &order[i - 1]) == 0) continue;
+    int r2 = ostio__cache_unlock(c, order[i].p.owner, order[i].set);
+    if (rc == 0) rc = r2;
+  }
+  free(order);
+  free(a);
+  return rc;
+}
+
+int ostio__cache_access(ostio__cache *c, const ostio__cache_seg *sg, size_t n)
+{
+  int rc = 0;
+  if (c->atomic) {
+    for (size_t i = 0; i < n; i++)
+      if (sg[i].len > 0 && ostio__cache_bypass(&c->geom, sg[i].off, sg[i].len))
+        ostio__stat_add(c->st, OSTIO__STAT_cache_bypass, 1);
+    rc = atomic_call(c, sg, n);
+  } else {
+    for (size_t i = 0; rc == 0 && i < n; i++)
+      if (sg[i].len > 0) rc = request(c, &sg[i]);
+  }
+  for (size_t i = 0; rc == 0 && i < n; i++)
+    if (sg[i].is_write && sg[i].len > 0 && sg[i].off + sg[i].len > c->local_end)
+      c->local_end = sg[i].off + sg[i].len;
+  return rc;
 }
 
 int ostio__cache_write(ostio__cache *c, int64_t off, const void *buf, size_t len)
 {
-  return request(c, 1, off, (unsigned char *)buf, len);
+  ostio__cache_seg sg = {.off = off, .len = (int64_t)len, .buf = (void *)buf, .is_write = 1};
+  return ostio__cache_access(c, &sg, 1);
 }
 
 int ostio__cache_read(ostio__cache *c, int64_t off, void *buf, size_t len)
 {
-  return request(c, 0, off, buf, len);
+  ostio__cache_seg sg = {.off = off, .len = (int64_t)len, .buf = buf, .is_write = 0};
+  return ostio__cache_access(c, &sg, 1);
 }

@@ -24,7 +24,7 @@ int ostio__cache_coll(ostio__cache *c, int is_write, const ostio_extent *ext, si
   int rc = ostio__plan_local(ext, n, &e, &ne, &bytes, &lo, &hi);
   if (rc == 0 && bytes > 0 && !buf) rc = OSTIO_EINVAL;
   int big = 0;
-  for (size_t i = 0; rc == 0 && i < ne && !big; i++)
+  for (size_t i = 0; rc == 0 && i < ne && !big && !c->atomic; i++)
     big = ostio__cache_bypass(&c->geom, e[i].off, e[i].len);
   int mine[2] = {rc < 0, big}, all[2] = {1, 1};
   if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS) {
@@ -38,10 +38,16 @@ int ostio__cache_coll(ostio__cache *c, int is_write, const ostio_extent *ext, si
   }
   *served = 1;
   ostio__stat_add(c->st, is_write ? OSTIO__STAT_coll_writes : OSTIO__STAT_coll_reads, 1);
+  ostio__cache_seg *sg = malloc((ne ? ne : 1) * sizeof *sg);
+  if (!sg) rc = ostio__fail(OSTIO_ENOMEM, "cache: out of memory for %zu extents", ne);
   unsigned char *p = buf;
-  for (size_t i = 0; rc == 0 && i < ne; i++)
-    rc = is_write ? ostio__cache_write(c, e[i].off, p + e[i].pos, (size_t)e[i].len)
-                  : ostio__cache_read(c, e[i].off, p + e[i].pos, (size_t)e[i].len);
+  for (size_t i = 0; sg && i < ne; i++)
+    sg[i] = (ostio__cache_seg){.off = e[i].off, .len = e[i].len, .buf = p + e[i].pos,
+                               .is_write = is_write};
+  /* In atomic mode the rank's whole call is one atomic access, whatever
+   * the extents' sizes (the engine would not lock). */
+  if (sg) rc = ostio__cache_access(c, sg, ne);
+  free(sg);
   free(e);
   return ostio__agree(c->comm, rc);
 }

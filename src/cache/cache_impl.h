@@ -27,6 +27,7 @@ struct ostio__cache {
   unsigned char *meta;           /* one set's head and slots, fetched        */
   unsigned char *bounce;         /* one page: fills and write-backs          */
   int64_t local_end;             /* see ostio__cache_local_end               */
+  int atomic;                    /* MPI atomic mode (ostio__cache_set_atomic) */
   int64_t memory;                /* bytes held on this rank                  */
 };
 
@@ -47,6 +48,16 @@ int ostio__cache_xput(ostio__cache *c, int owner, int64_t disp, const void *buf,
                       const char *what);
 int ostio__cache_xfao(ostio__cache *c, int owner, int64_t disp, int64_t add, int64_t *old,
                       const char *what);
+
+/* One contiguous range of a call. */
+typedef struct ostio__cache_seg {
+  int64_t off, len;
+  unsigned char *buf;
+  int is_write;
+} ostio__cache_seg;
+/* The ranges of one call (one for an independent call): each by itself, or
+ * in atomic mode all under their locks at once. */
+int ostio__cache_access(ostio__cache *c, const ostio__cache_seg *sg, size_t n);
 
 int ostio__cache_lock(ostio__cache *c, int owner, int64_t set);
 int ostio__cache_unlock(ostio__cache *c, int owner, int64_t set);

@@ -149,6 +149,8 @@ static int engine_open(ostio_file *fh)
   return ostio__engine_init(fh->nprocs, &fh->engine.scratch);
 }
 
+static int cache_start(ostio_file *fh);
+
 /* The cache's way to the file: the kind's independent calls. */
 static int backing_write(void *ctx, int64_t off, const void *buf, size_t len)
 {
@@ -167,7 +169,19 @@ static int backing_read(void *ctx, int64_t off, void *buf, size_t len)
  * back by one rank could not be read in by another (docs/cache.md). */
 static int cache_open(ostio_file *fh)
 {
-  if (!fh->kind->coherent || !fh->kind->write_at || !fh->kind->read_at) return 0;
+  int rc = 0;
+  if (fh->kind->coherent && fh->kind->write_at && fh->kind->read_at) rc = cache_start(fh);
+  /* The same on every rank: hints and kind are agreed. */
+  if (rc == 0 && fh->hints.ostio_atomic && !fh->cache)
+    rc = ostio__fail(OSTIO_EHINT, "%s: hint ostio_atomic=true needs the cache: accepted with "
+                     "ostio_cache=enable on a plain file or striped container (this file is "
+                     "%s%s)", fh->path, fh->kind->name,
+                     fh->hints.ostio_cache == OSTIO__TRI_ENABLE ? "" : ", ostio_cache is off");
+  return rc;
+}
+
+static int cache_start(ostio_file *fh)
+{
   /* A write-only plain file is opened read-write for the cache when the
    * permissions allow (plain_file.c); objects are always read-write. */
   int fill = fh->can_read || fh->fd < 0 || (fcntl(fh->fd, F_GETFL) & O_ACCMODE) == O_RDWR;

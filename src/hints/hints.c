@@ -89,7 +89,8 @@ static int check_config_list(const char *key, const char *value);
   TRI_(ostio_cache,                  OSTIO__TRI_DISABLE)                         \
   SIZE_(ostio_cache_page,            0, 1, INT64_C(1) << 40)                     \
   SIZE_(ostio_cache_size,            INT64_C(64) << 20, 1, INT64_C(1) << 40)     \
-  SIZE_(ostio_cache_bypass,          0, 1, INT64_MAX)
+  SIZE_(ostio_cache_bypass,          0, 1, INT64_MAX)                            \
+  BOOL_(ostio_atomic,                0)
 
 #define OFF_(f) .key = #f, .off = offsetof(ostio__hints, f)
 #define D_SIZE_(f, d, lo, hi) {OFF_(f), .type = H_SIZE, .dflt = (d), .min = (lo), .max = (hi)},

@@ -57,6 +57,7 @@ typedef struct ostio__hints {
   int64_t ostio_cache_page;        /* cache page bytes; 0 = the stripe size   */
   int64_t ostio_cache_size;        /* cache bytes per rank, default 64 MiB    */
   int64_t ostio_cache_bypass;      /* larger requests skip the cache; 0 = 4 pages */
+  int     ostio_atomic;            /* MPI atomic mode through the cache       */
   uint64_t given;                  /* bit i: hint i was set explicitly        */
   int     nunknown;                /* entries used in unknown[]               */
   int     unknown_more;            /* unknown keys that did not fit           */
