@@ -9,7 +9,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/agree.h"
 #include "core/error.h"
@@ -38,10 +37,12 @@ int ostio__cache_lock(ostio__cache *c, int owner, int64_t set)
     if (rc < 0 || now == ticket) break;
     if (spin == 0) ostio__stat_add(c->st, OSTIO__STAT_cache_lock_waits, 1);
     /* Spin briefly (a holder on another core is done within microseconds),
-     * then yield (a holder sharing our core must run), then sleep. */
-    if (spin < 2000) cpu_relax();
-    else if (spin < 2100) sched_yield();
-    else nanosleep(&(struct timespec){0, 50000}, NULL);
+     * then yield: a holder sharing our core runs, and we see the lock at
+     * once when it is ours. Never sleep: the lock is FIFO, so a sleeping
+     * waiter holding the next ticket stalls every later holder until it
+     * wakes (measured: 60 us per 4 KiB write with 50 us sleeps). */
+    if (spin < 200) cpu_relax();
+    else sched_yield();
   }
   return rc;
 }
