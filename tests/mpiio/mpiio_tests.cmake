@@ -59,6 +59,14 @@ foreach(p IN LISTS OSTIO_MPIIO_COV_PROGRAMS)
 endforeach()
 
 if(TARGET ostio_mpiio)
+  # Open MPI 4.1's own MPI-IO (the comparison's reference run) tore a read in
+  # atomic mode once in a CI run ("a mix of old and new data" in its native
+  # run of atomicity, log np 2, 2026-11-27): the reference is not reliable
+  # there, so atomicity is compared under MPICH only. ostio's atomic mode is
+  # still checked under Open MPI by test_mpiio_interpose and test_cache_atomic.
+  if(MPIEXEC_EXECUTABLE MATCHES "openmpi")
+    list(REMOVE_ITEM OSTIO_MPIIO_COV_PROGRAMS atomicity)
+  endif()
   foreach(p IN LISTS OSTIO_MPIIO_COV_PROGRAMS)
     ostio_mpiio_compare(${p} plain 1 2)
   endforeach()
