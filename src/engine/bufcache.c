@@ -60,7 +60,7 @@ void *ostio__bufcache_get(size_t size, size_t *got)
   pthread_mutex_unlock(&lock);
   if (p) return p;
   *got = size;
-  return malloc(size);
+  return posix_memalign(&p, OSTIO__BUFCACHE_ALIGN, size) == 0 ? p : NULL;
 }
 
 void ostio__bufcache_put(void *block, size_t size)

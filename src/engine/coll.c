@@ -46,6 +46,9 @@ void ostio__engine_fini(ostio__engine_scratch *x)
   free(x->gather); free(x->spans); free(x->ranks); free(x->scount); free(x->sdisp);
   free(x->rcount); free(x->rdisp); free(x->agg_rounds); free(x->rounds_by_index);
   free(x->gather2); free(x->sp_start); free(x->src_sched);
+  ostio__scratch *calls[] = {&x->local, &x->sbuf, &x->rbuf, &x->ap, &x->col, &x->src_sched_buf};
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) ostio__scratch_free(calls[i]);
+  ostio__xfer_scratch_free(&x->xfer);
   free(x);
 }
 
@@ -100,12 +103,11 @@ static int local_io(const ostio__engine_ctx *x, int is_write, const ostio__ext *
                     char *buf)
 {
   if (ne == 0) return 0;
-  ostio__io_req *r = malloc(ne * sizeof *r);
+  ostio__io_req *r = ostio__scratch_get(&x->scratch->local, ne, sizeof *r);
   if (!r) return ostio__fail(OSTIO_ENOMEM, "independent: no memory for %zu requests", ne);
   for (size_t i = 0; i < ne; i++) r[i] = (ostio__io_req){e[i].off, e[i].len, buf + e[i].pos};
   /* time_io: counted by the io layer (src/io/io.c), once. */
   int rc = is_write ? ostio__io_write_batch(x->io, r, ne) : ostio__io_read_batch(x->io, r, ne);
-  free(r);
   ostio__engine_count_objects(x, e, ne, sizeof *e);
   return rc;
 }

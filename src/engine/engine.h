@@ -19,7 +19,8 @@
 #include "ostio.h"
 #include "stats/stats.h"
 
-/* Per-handle arrays sized by the number of ranks (twophase.h). */
+/* Per-handle arrays: sized by the number of ranks at open, or kept and
+ * grown by the calls (engine_impl.h). */
 typedef struct ostio__engine_scratch ostio__engine_scratch;
 
 typedef struct ostio__engine_ctx {
@@ -47,7 +48,8 @@ typedef struct ostio__engine_ctx {
  * allocation its peers did not and then take another collective path.
  * *out is set even on failure (free it with ostio__engine_fini). */
 int ostio__engine_init(int nprocs, ostio__engine_scratch **out);
-/* Frees what ostio__engine_init made; NULL is fine. */
+/* Frees what ostio__engine_init made and what the calls kept; NULL is
+ * fine. */
 void ostio__engine_fini(ostio__engine_scratch *x);
 
 /* Collective over ctx->comm: one ostio_write_all (is_write = 1; buf is

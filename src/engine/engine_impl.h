@@ -5,8 +5,10 @@
 
 #include <stdint.h>
 
+#include "core/scratch.h"
 #include "engine/engine.h"
 #include "engine/strategy.h"
+#include "engine/xfer.h"
 #include "plan/plan.h"
 
 /* The call summary each rank contributes to the first Allgather. */
@@ -17,10 +19,16 @@ typedef struct ostio__span {
   int64_t lo, hi;
 } ostio__span;
 
-/* Per-handle arrays of a call, sized by the number of ranks. They are
+/* Per-handle arrays of a call. Those sized by the number of ranks are
  * allocated once at open, where a failure is agreed, so that no rank of a
  * collective call can fail an allocation that its peers did not and then
- * call a different collective. */
+ * call a different collective. Those sized by the call (extents, pieces,
+ * rounds) are grow-only scratch (core/scratch.h), kept between calls and
+ * freed at close: a malloc and a free per call would map and fault in
+ * their pages on every call once they pass glibc's mmap threshold
+ * (docs/benchmarks.md, the order of -a). A call that cannot grow one
+ * fails as a call that could not malloc it did: with the same detail,
+ * carried to the next agreement. */
 struct ostio__engine_scratch {
   int64_t *gather;            /* P * OSTIO__SUM_N: the call summaries        */
   ostio__span *spans;         /* P                                           */
@@ -28,6 +36,12 @@ struct ostio__engine_scratch {
   int *gather2;               /* 2 * P: {code, rounds} per rank              */
   size_t *sp_start;           /* P + 1                                       */
   int64_t **src_sched;        /* P                                           */
+  /* sized by the call */
+  ostio__scratch local;       /* coll.c local_io: the requests               */
+  ostio__scratch sbuf, rbuf;  /* twophase.c: (offset, length) pairs sent, received */
+  ostio__scratch ap;          /* twophase.c: the aggregator's pieces         */
+  ostio__scratch col, src_sched_buf; /* twophase.c: round schedules sent, received */
+  ostio__xfer_scratch xfer;   /* xfer.c: the rounds' arrays                  */
 };
 
 /* Steps 3 to 8 of a call (docs/collective.md) for an exchanging strategy,

@@ -22,8 +22,9 @@
 #include "engine/engine_impl.h"
 #include "engine/xfer.h"
 
-/* One call's state: arrays from the handle's scratch (engine_impl.h) plus
- * the ones whose size depends on the call. */
+/* One call's state: arrays from the handle's scratch (engine_impl.h: the
+ * ones sized by the ranks, and the ones sized by the call, which it keeps
+ * between calls) plus the plan's own (sp, sched: plan.h, freed here). */
 typedef struct tp {
   const ostio__engine_ctx *x;
   int is_write, check_only;
@@ -38,7 +39,8 @@ typedef struct tp {
   int *ranks;                  /* rank of aggregator a                       */
   /* exchanges (scratch, P each) */
   int *scount, *sdisp, *rcount, *rdisp;
-  /* split_pieces and exchange_pieces */
+  /* split_pieces and exchange_pieces (sbuf, rbuf, ap, src_sched_buf and
+   * exchange_schedule's col are the handle's, kept between calls) */
   double t0;                   /* start of planning (time_plan)              */
   int64_t *sbuf, *rbuf;        /* (offset, length) pairs sent and received   */
   ostio__xpiece *sp;           /* my pieces, by aggregator                   */
@@ -75,8 +77,8 @@ static void tp_init(tp *m, const ostio__engine_ctx *x)
 
 static void tp_free(tp *m)
 {
-  free(m->sbuf); free(m->rbuf); free(m->sp); free(m->ap);
-  free(m->sched); free(m->src_sched_buf);
+  free(m->sp);
+  free(m->sched);
 }
 
 /* Ends the call with the outcome agreed here; the later steps are skipped. */
@@ -133,7 +135,8 @@ static int split_pieces(tp *m)
     }
     if (m->nsp > (size_t)INT32_MAX / 2)
       rc = ostio__fail(OSTIO_ERANGE, "collective: %zu pieces on one rank", m->nsp);
-    if (rc == 0 && m->nsp && !(m->sbuf = malloc(2 * m->nsp * sizeof(int64_t))))
+    if (rc == 0 && m->nsp &&
+        !(m->sbuf = ostio__scratch_get(&m->x->scratch->sbuf, m->nsp, 2 * sizeof(int64_t))))
       rc = ostio__fail(OSTIO_ENOMEM, "collective: no memory for %zu pieces", m->nsp);
     for (size_t i = 0; rc == 0 && i < m->nsp; i++) {
       m->sbuf[2 * i] = m->sp[i].off;
@@ -167,7 +170,8 @@ static int exchange_pieces(tp *m, int rc)
     memset(m->rcount, 0, (size_t)P * sizeof(int));
     nrecv = 0;
   }
-  if (nrecv && !(m->rbuf = malloc((size_t)nrecv * sizeof(int64_t)))) {
+  if (nrecv &&
+      !(m->rbuf = ostio__scratch_get(&x->scratch->rbuf, (size_t)nrecv, sizeof(int64_t)))) {
     if (rc == 0) rc = ostio__fail(OSTIO_ENOMEM, "collective: no memory for %lld pieces",
                                   (long long)(nrecv / 2));
     memset(m->rcount, 0, (size_t)P * sizeof(int));
@@ -197,7 +201,7 @@ static int plan_rounds(tp *m, int rc)
   m->cap = x->hints->cb_buffer_size / nbuf;
   if (m->cap < 1) m->cap = 1;
   m->nap = (size_t)(m->nrecv / 2);
-  if (rc == 0 && m->nap && !(m->ap = malloc(m->nap * sizeof *m->ap)))
+  if (rc == 0 && m->nap && !(m->ap = ostio__scratch_get(&x->scratch->ap, m->nap, sizeof *m->ap)))
     rc = ostio__fail(OSTIO_ENOMEM, "collective: no memory for %zu pieces", m->nap);
   if (rc == 0 && m->nap) {
     size_t k = 0;
@@ -241,7 +245,7 @@ static int exchange_schedule(tp *m)
   int64_t nsend = 0;
   int64_t *col = NULL;
   if (m->myagg >= 0 && m->my_rounds > 0) {
-    col = malloc((size_t)P * (size_t)m->my_rounds * sizeof *col);
+    col = ostio__scratch_get(&x->scratch->col, (size_t)P * (size_t)m->my_rounds, sizeof *col);
     for (int src = 0; col && src < P; src++) {
       if (m->rcount[src] == 0) continue;
       m->scount[src] = m->my_rounds;
@@ -258,17 +262,13 @@ static int exchange_schedule(tp *m)
     m->rdisp[ar] = (int)nin;
     nin += m->rcount[ar];
   }
-  m->src_sched_buf = malloc((size_t)(nin ? nin : 1) * sizeof(int64_t));
+  m->src_sched_buf = ostio__scratch_get(&x->scratch->src_sched_buf, (size_t)nin, sizeof(int64_t));
   int rc = (m->myagg >= 0 && m->my_rounds > 0 && !col) || !m->src_sched_buf
                ? ostio__fail(OSTIO_ENOMEM, "collective: no memory for the round schedule") : 0;
-  if ((rc = ostio__agree(x->comm, rc)) < 0) {
-    free(col);
-    return finish(m, rc);
-  }
+  if ((rc = ostio__agree(x->comm, rc)) < 0) return finish(m, rc);
   if (MPI_Alltoallv(col, m->scount, m->sdisp, MPI_INT64_T, m->src_sched_buf, m->rcount,
                     m->rdisp, MPI_INT64_T, x->comm) != MPI_SUCCESS)
     rc = ostio__engine_mpi_fail("MPI_Alltoallv of the round schedule");
-  free(col);
   for (int a = 0; a < m->naggr; a++)
     m->src_sched[a] = m->rcount[m->ranks[a]] ? m->src_sched_buf + m->rdisp[m->ranks[a]] : NULL;
   return rc;
@@ -289,7 +289,8 @@ static int run_rounds(tp *m, int rc)
     active += agg_rounds_by_index[a] > 0;
   }
   ostio__xfer xf = {
-    .ctx = x, .is_write = m->is_write, .pipeline = x->hints->ostio_pipeline,
+    .ctx = x, .mem = &x->scratch->xfer, .is_write = m->is_write,
+    .pipeline = x->hints->ostio_pipeline,
     .rmw = m->is_write && x->hints->romio_ds_write == OSTIO__TRI_ENABLE, .d = &m->d,
     .naggr = m->naggr, .myagg = m->myagg, .ranks = m->ranks, .nrounds = m->R,
     .ubuf = m->buf, .sp = m->sp, .sp_start = m->sp_start,

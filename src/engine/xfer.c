@@ -38,7 +38,7 @@ struct run_state {
   size_t *order;                 /* aggregator segments grouped by source */
   int *cnt;
   ostio__io_req *reqs;
-  char *scratch;                 /* read-modify-write span             */
+  char *scratch;                 /* read-modify-write span (page-aligned) */
   char *block;                   /* the round buffers (bufcache.h)     */
   size_t block_size;
   int rc;                        /* first error of this rank           */
@@ -261,59 +261,63 @@ static int setup(run_state *st, const ostio__xfer *x)
   memset(st, 0, sizeof *st);
   st->x = x;
   st->nprocs = x->ctx->nprocs;
+  ostio__xfer_scratch *m = x->mem;
   size_t nsp = x->sp_start[x->naggr];
   st->seg_room = x->nap < (size_t)x->cap ? x->nap + 1 : (size_t)x->cap + 1;
   st->tmp_room = (nsp > st->seg_room ? nsp : st->seg_room) + 1;
   size_t nreq = (size_t)x->naggr + (size_t)st->nprocs;
-  st->scur = calloc((size_t)x->naggr, sizeof *st->scur);
-  st->tmp = malloc(st->tmp_room * sizeof *st->tmp);
-  st->blen = malloc(st->tmp_room * sizeof *st->blen);
-  st->disp = malloc(st->tmp_room * sizeof *st->disp);
-  st->cnt = malloc((size_t)(st->nprocs + 1) * sizeof *st->cnt);
+  st->scur = ostio__scratch_get(&m->scur, (size_t)x->naggr, sizeof *st->scur);
+  if (st->scur) memset(st->scur, 0, (size_t)x->naggr * sizeof *st->scur);
+  st->tmp = ostio__scratch_get(&m->tmp, st->tmp_room, sizeof *st->tmp);
+  st->blen = ostio__scratch_get(&m->blen, st->tmp_room, sizeof *st->blen);
+  st->disp = ostio__scratch_get(&m->disp, st->tmp_room, sizeof *st->disp);
+  st->cnt = ostio__scratch_get(&m->cnt, (size_t)st->nprocs + 1, sizeof *st->cnt);
   int ok = st->scur && st->tmp && st->blen && st->disp && st->cnt;
   int nslots = x->pipeline ? 2 : 1;
   if (x->myagg >= 0 && x->my_rounds > 0) {
     int64_t total = 0;
     for (size_t i = 0; i < x->nap; i++) total += x->ap[i].len;
     size_t bsize = (size_t)(total < x->cap ? total : x->cap);
-    st->order = malloc(st->seg_room * sizeof *st->order);
-    st->reqs = malloc(st->seg_room * sizeof *st->reqs);
+    st->order = ostio__scratch_get(&m->order, st->seg_room, sizeof *st->order);
+    st->reqs = ostio__scratch_get(&m->reqs, st->seg_room, sizeof *st->reqs);
     ok = ok && st->order && st->reqs;
-    if (x->rmw) ok = ok && (st->scratch = malloc((size_t)x->cap));
+    if (x->rmw) ok = ok && (st->scratch = ostio__scratch_get(&m->rmw, (size_t)x->cap, 1));
     if (bsize == 0) bsize = 1;
     st->block = ostio__bufcache_get((size_t)nslots * bsize, &st->block_size);
     ok = ok && st->block;
     for (int k = 0; k < nslots; k++) {
       st->s[k].buf = st->block ? st->block + (size_t)k * bsize : NULL;
-      ok = ok && (st->s[k].segs = malloc(st->seg_room * sizeof(ostio__seg))) &&
-           (st->s[k].self = malloc(st->tmp_room * sizeof(ostio__seg)));
+      ok = ok &&
+           (st->s[k].segs = ostio__scratch_get(&m->segs[k], st->seg_room, sizeof(ostio__seg))) &&
+           (st->s[k].self = ostio__scratch_get(&m->self[k], st->tmp_room, sizeof(ostio__seg)));
     }
   }
   for (int k = 0; k < 2; k++)
-    ok = ok && (st->s[k].req = malloc(nreq * sizeof(MPI_Request))) &&
-         (st->s[k].stat = malloc(nreq * sizeof(MPI_Status))) &&
-         (st->s[k].types = malloc(nreq * sizeof(MPI_Datatype)));
+    ok = ok && (st->s[k].req = ostio__scratch_get(&m->req[k], nreq, sizeof(MPI_Request))) &&
+         (st->s[k].stat = ostio__scratch_get(&m->stat[k], nreq, sizeof(MPI_Status))) &&
+         (st->s[k].types = ostio__scratch_get(&m->types[k], nreq, sizeof(MPI_Datatype)));
   return ok ? 0 : ostio__fail(OSTIO_ENOMEM, "collective: no memory for the round buffers "
                               "(cb_buffer_size %lld)", (long long)x->ctx->hints->cb_buffer_size);
 }
 
+/* The arrays stay in x->mem for the next call; the round buffers go back
+ * to the cache. */
 static void teardown(run_state *st)
 {
-  free(st->scur);
-  free(st->tmp);
-  free(st->blen);
-  free(st->disp);
-  free(st->cnt);
-  free(st->order);
-  free(st->reqs);
-  free(st->scratch);
   ostio__bufcache_put(st->block, st->block_size);
+}
+
+void ostio__xfer_scratch_free(ostio__xfer_scratch *s)
+{
+  ostio__scratch *one[] = {&s->scur, &s->tmp, &s->blen, &s->disp, &s->cnt, &s->order,
+                           &s->reqs, &s->rmw};
+  for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) ostio__scratch_free(one[i]);
   for (int k = 0; k < 2; k++) {
-    free(st->s[k].segs);
-    free(st->s[k].self);
-    free(st->s[k].req);
-    free(st->s[k].stat);
-    free(st->s[k].types);
+    ostio__scratch_free(&s->segs[k]);
+    ostio__scratch_free(&s->self[k]);
+    ostio__scratch_free(&s->req[k]);
+    ostio__scratch_free(&s->stat[k]);
+    ostio__scratch_free(&s->types[k]);
   }
 }
 

@@ -6,11 +6,24 @@
 #ifndef OSTIO_ENGINE_XFER_H
 #define OSTIO_ENGINE_XFER_H
 
+#include "core/scratch.h"
 #include "engine/engine.h"
 #include "plan/plan.h"
 
+/* The rounds' arrays (cursors, segments, datatype scratch, requests, the
+ * read-modify-write span): sized by the call's pieces, kept in the handle
+ * between calls (engine_impl.h, core/scratch.h) and freed at close. */
+typedef struct ostio__xfer_scratch {
+  ostio__scratch scur, tmp, blen, disp, cnt, order, reqs, rmw;
+  ostio__scratch segs[2], self[2], req[2], stat[2], types[2]; /* per round slot */
+} ostio__xfer_scratch;
+
+/* Frees what the calls kept in s; s is empty afterwards. */
+void ostio__xfer_scratch_free(ostio__xfer_scratch *s);
+
 typedef struct ostio__xfer {
   const ostio__engine_ctx *ctx; /* comm, rank, io, stats, hints          */
+  ostio__xfer_scratch *mem;  /* the handle's arrays for the rounds            */
   int is_write;
   int pipeline;              /* ostio_pipeline                                */
   int rmw;                   /* read-modify-write allowed (romio_ds_write)    */
@@ -33,9 +46,10 @@ typedef struct ostio__xfer {
 } ostio__xfer;
 
 typedef struct run_state ostio__xfer_state;
-/* Allocates the round buffers for x (x must outlive the state). A failure
- * here is local: the caller agrees on it before any rank starts the rounds,
- * then calls ostio__xfer_end in every case. */
+/* Sets up the rounds of x (x must outlive the state): the arrays from
+ * x->mem, the round buffers from bufcache.h. A failure here is local: the
+ * caller agrees on it before any rank starts the rounds, then calls
+ * ostio__xfer_end in every case. */
 int ostio__xfer_begin(const ostio__xfer *x, ostio__xfer_state **st);
 /* Runs all rounds. Returns this rank's first error (I/O, MPI) or 0. */
 int ostio__xfer_run(ostio__xfer_state *st);

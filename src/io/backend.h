@@ -30,9 +30,9 @@ typedef struct ostio__io_backend {
   int version;             /* OSTIO__IO_BACKEND_VERSION                        */
   const char *name;        /* registry key                                     */
   /* Cuts n sorted, merged, non-empty logical requests into system requests
-   * (*out malloc'ed, *nout of them). NULL: each request is one system
-   * request on io->fd. */
-  int (*route)(const ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
+   * (*nout of them at *out, in io->preq: ostio__scratch_get, the io layer
+   * frees it at fini). NULL: each request is one system request on io->fd. */
+  int (*route)(ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
                ostio__io_preq **out, size_t *nout);
   /* Moves n system requests at once (e.g. io_uring). *used 0: declined,
    * nothing moved or counted, the io layer calls move per request. NULL:

@@ -61,6 +61,8 @@ void ostio__io_fini(ostio__io *io)
   free(io->obj_used);
   io->obj_used = NULL;
   io->obj = NULL;
+  ostio__scratch_free(&io->merged);
+  ostio__scratch_free(&io->preq);
 }
 
 int ostio__io_set_objects(ostio__io *io, const ostio__io_objects *o)
@@ -257,8 +259,8 @@ static int by_place(const void *a, const void *b)
  * non-overlapping logical requests, each cut at stripe boundaries, sorted by
  * (object, object offset) and parts adjacent in one object and in memory
  * merged. Without an object table (never, once set_objects chose this
- * backend) each request stays one request on io->fd. *out is malloc'ed. */
-static int route_objects(const ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
+ * backend) each request stays one request on io->fd. *out is io->preq. */
+static int route_objects(ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
                          ostio__io_preq **out, size_t *nout)
 {
   const ostio__io_objects *o = io->obj;
@@ -276,7 +278,7 @@ static int route_objects(const ostio__io *io, int is_write, const ostio__io_req 
       return ostio__fail(OSTIO_ENOMEM, "batch: too many stripe pieces");
     cap += parts;
   }
-  ostio__io_preq *p = malloc((cap ? cap : 1) * sizeof *p);
+  ostio__io_preq *p = ostio__scratch_get(&io->preq, cap, sizeof *p);
   if (!p)
     return ostio__fail(OSTIO_ENOMEM, "%s %zu requests: out of memory for %zu stripe pieces",
                        is_write ? "writing" : "reading", n, cap);
@@ -362,7 +364,7 @@ static int run(ostio__io *io, int is_write, const ostio__io_req *m, size_t k)
   if (b->route) {
     if ((rc = b->route(io, is_write, m, k, &q, &nq)) < 0) goto done;
   } else if (k > 1) {
-    if (!(q = malloc(k * sizeof *q))) {
+    if (!(q = ostio__scratch_get(&io->preq, k, sizeof *q))) {
       rc = ostio__fail(OSTIO_ENOMEM, "%s %zu requests: out of memory",
                        is_write ? "writing" : "reading", k);
       goto done;
@@ -384,8 +386,7 @@ static int run(ostio__io *io, int is_write, const ostio__io_req *m, size_t k)
   }
 done:
   if (io->stats) io->stats->t[OSTIO__T_time_io] += ostio__now() - t0;
-  if (q != &one) free(q);
-  return rc;
+  return rc; /* q is &one or io->preq, kept for the next batch */
 }
 
 static int one(ostio__io *io, int is_write, char *buf, size_t len, int64_t off)
@@ -415,13 +416,13 @@ static int by_offset(const void *a, const void *b)
 }
 
 /* Sorted copy of r without empty requests, adjacent ones (file range and
- * buffer) merged. *out is malloc'ed (NULL when *nout is 0). */
-static int merge(int is_write, const ostio__io_req *r, size_t n, ostio__io_req **out,
-                 size_t *nout)
+ * buffer) merged. *out is io->merged (NULL when *nout is 0). */
+static int merge(ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
+                 ostio__io_req **out, size_t *nout)
 {
   *out = NULL;
   *nout = 0;
-  ostio__io_req *m = malloc((n ? n : 1) * sizeof *m);
+  ostio__io_req *m = ostio__scratch_get(&io->merged, n, sizeof *m);
   if (!m)
     return ostio__fail(OSTIO_ENOMEM, "batch of %zu %s requests: out of memory for the sorted "
                        "copy", n, is_write ? "write" : "read");
@@ -429,7 +430,6 @@ static int merge(int is_write, const ostio__io_req *r, size_t n, ostio__io_req *
   for (size_t i = 0; i < n; i++) {
     if (r[i].len < 0 || r[i].off < 0 || r[i].len > INT64_MAX - r[i].off ||
         (r[i].len > 0 && !r[i].buf)) {
-      free(m);
       return ostio__fail(OSTIO_EINVAL, "batch request %zu (offset %lld, length %lld, buffer %s): "
                          "expected offset >= 0, length >= 0, offset+length <= 2^63-1 and a "
                          "buffer", i, (long long)r[i].off, (long long)r[i].len,
@@ -447,7 +447,6 @@ static int merge(int is_write, const ostio__io_req *r, size_t n, ostio__io_req *
                              "offset %lld (length %lld) overlap; a batch takes non-overlapping "
                              "ranges", (long long)p->off, (long long)p->len,
                              (long long)m[i].off, (long long)m[i].len);
-        free(m);
         return rc;
       }
       if (p->off + p->len == m[i].off && p->buf + p->len == m[i].buf) {
@@ -457,11 +456,7 @@ static int merge(int is_write, const ostio__io_req *r, size_t n, ostio__io_req *
     }
     m[j++] = m[i];
   }
-  if (j == 0) {
-    free(m);
-    m = NULL;
-  }
-  *out = m;
+  *out = j ? m : NULL;
   *nout = j;
   return 0;
 }
@@ -470,11 +465,9 @@ static int batch(ostio__io *io, int is_write, const ostio__io_req *r, size_t n)
 {
   ostio__io_req *m;
   size_t k;
-  int rc = merge(is_write, r, n, &m, &k);
+  int rc = merge(io, is_write, r, n, &m, &k);
   if (rc < 0 || k == 0) return rc;
-  rc = run(io, is_write, m, k);
-  free(m);
-  return rc;
+  return run(io, is_write, m, k);
 }
 
 int ostio__io_write_batch(ostio__io *io, const ostio__io_req *r, size_t n)

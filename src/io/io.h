@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/scratch.h"
 #include "layout/layout.h"
 #include "stats/stats.h"
 
@@ -75,6 +76,11 @@ typedef struct ostio__io {
   int uring_state;            /* 0 not tried, 1 ring ready, -1 unavailable */
   size_t uring_min;           /* fewest requests (after merging) for the ring */
   void *uring;                /* the ring, NULL until a batch needs it     */
+  /* Per-call arrays kept between calls (core/scratch.h: a few MiB for a
+   * batch of 65,536 requests would otherwise be mapped and faulted in on
+   * every call); freed by ostio__io_fini. */
+  ostio__scratch merged;      /* a batch's sorted, merged copy             */
+  ostio__scratch preq;        /* its system requests (the backend's route) */
 } ostio__io;
 
 /* Sets up io for fd; reads OSTIO_FAULT and OSTIO_IO_URING from the
@@ -125,7 +131,8 @@ int ostio__io_write_batch(ostio__io *io, const ostio__io_req *r, size_t n);
 int ostio__io_read_batch(ostio__io *io, const ostio__io_req *r, size_t n);
 
 /* Frees batch resources (io_uring ring, object counters, the backend's
- * state such as the O_DIRECT descriptor). Safe to call twice. */
+ * state such as the O_DIRECT descriptor, the batch arrays). Safe to call
+ * twice. */
 void ostio__io_fini(ostio__io *io);
 
 #endif
