@@ -94,6 +94,7 @@ static int setup(ostio__cache *c, const ostio__cache_file *f)
     return rc;
   for (int a = 0; a < c->naggr; a++)
     if (f->eligible[a] == c->rank) c->owner = 1;
+  if ((rc = ostio__cache_wbuf_init(&c->wb, ostio__cache_wbuf_bytes(p.size))) < 0) return rc;
   c->meta = malloc((size_t)c->wl.set_bytes);
   c->bounce = malloc((size_t)c->geom.page);
   if (!c->meta || !c->bounce)
@@ -114,7 +115,7 @@ static int make_window(ostio__cache *c)
     }
   }
   c->memory = (c->owner ? c->wl.bytes : 0) + c->wl.set_bytes + c->geom.page +
-              (int64_t)sizeof *c;
+              ostio__cache_wbuf_memory(&c->wb) + (int64_t)sizeof *c;
   return 0;
 }
 
@@ -129,6 +130,7 @@ static void destroy(ostio__cache *c)
   free(c->peer);
   free(c->meta);
   free(c->bounce);
+  ostio__cache_wbuf_free(&c->wb);
   free(c);
 }
 
@@ -168,11 +170,14 @@ fail:
 
 int ostio__cache_flush(ostio__cache *c, int drop)
 {
-  /* Every rank has returned from its last cache call, and every one-sided
-   * access of those calls was complete before the call returned (cache.h);
-   * MPI_Win_sync then makes them visible to this rank's loads. */
-  int rc = MPI_Barrier(c->comm) == MPI_SUCCESS
-               ? 0 : ostio__fail(OSTIO_EMPI, "cache: MPI_Barrier failed at a flush");
+  /* Each rank's buffered writes go to the pages first. Then every rank has
+   * returned from its last cache access, and every one-sided access was
+   * complete before it returned (cache.h); MPI_Win_sync then makes them
+   * visible to this rank's loads. A drain that failed keeps its pieces
+   * (a later flush retries them) and its error is agreed below. */
+  int rc = ostio__cache_drain(c);
+  if (MPI_Barrier(c->comm) != MPI_SUCCESS && rc == 0)
+    rc = ostio__fail(OSTIO_EMPI, "cache: MPI_Barrier failed at a flush");
   MPI_Win_sync(c->win);
   for (int64_t s = 0; c->owner && s < c->wl.nsets; s++) {
     ostio__cache_slot *sl = ostio__cache_local_slots(c, s);
@@ -218,7 +223,13 @@ int ostio__cache_close(ostio__cache **cp)
 
 int64_t ostio__cache_local_end(const ostio__cache *c) { return c->local_end; }
 
-void ostio__cache_set_atomic(ostio__cache *c, int on) { c->atomic = !!on; }
+int ostio__cache_set_atomic(ostio__cache *c, int on)
+{
+  /* Atomic calls do not look in the write-behind buffer: empty it first. */
+  int rc = on ? ostio__cache_drain(c) : 0;
+  if (rc == 0) c->atomic = !!on;
+  return rc;
+}
 
 int ostio__cache_get_atomic(const ostio__cache *c) { return c->atomic; }
 

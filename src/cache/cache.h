@@ -70,8 +70,10 @@ int ostio__cache_read(ostio__cache *c, int64_t off, void *buf, size_t len);
 int ostio__cache_coll(ostio__cache *c, int is_write, const ostio_extent *ext, size_t n,
                       void *buf, int *served);
 /* Local (callers make it collective and agreed): MPI atomic mode on or off
- * (docs/cache.md, "Atomic mode"). Starts as the hint ostio_atomic. */
-void ostio__cache_set_atomic(ostio__cache *c, int on);
+ * (docs/cache.md, "Atomic mode"). Starts as the hint ostio_atomic. Turning
+ * it on moves this rank's write-behind buffer into the pages first; an
+ * error there leaves the mode unchanged. */
+int ostio__cache_set_atomic(ostio__cache *c, int on);
 int ostio__cache_get_atomic(const ostio__cache *c);
 /* The end of the furthest byte this rank wrote through the cache since the
  * last collective flush (its own writes count in its file size at once). */

@@ -4,6 +4,7 @@
  * docs/cache.md. */
 #include "cache/cache_impl.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,13 @@ static int make_room(op *o, int *wayp)
   }
   ostio__cache_slot *s = &o->slots[way];
   int whole = o->is_write && o->p->in_page == 0 && o->p->len == c->geom.page;
-  if (!whole) {
+  if (!whole && c->shm && o->is_write) {
+    /* Read straight into the slot (a read's piece is copied from the
+     * bounce buffer below, so reads keep it). */
+    int rc = c->b.read(c->b.ctx, o->p->page * c->geom.page,
+                       c->peer[o->p->owner] + data_disp(o, way), (size_t)c->geom.page);
+    if (rc < 0) return rc;
+  } else if (!whole) {
     int rc = c->b.read(c->b.ctx, o->p->page * c->geom.page, c->bounce, (size_t)c->geom.page);
     if (rc < 0) return rc; /* the slot stays empty: evict cleared it */
     /* Complete (as every transport call) before the piece's own bytes land. */
@@ -159,21 +166,199 @@ static op make_op(ostio__cache *c, const ostio__cache_piece *p, int is_write, un
   return o;
 }
 
+/* ---- holding a set: its lock, and on shared memory its sequence count ------------------- */
+
+static int64_t *seq_word(ostio__cache *c, int owner, int64_t set)
+{
+  return (int64_t *)(void *)(c->peer[owner] + ostio__cache_set_disp(&c->wl, set) +
+                             (int64_t)offsetof(ostio__cache_set_head, seq));
+}
+
+/* Takes the set's lock; on shared memory then makes its count odd, so a
+ * lock-free reader (try_read) that overlaps anything this holder changes
+ * sees the count move and retries under the lock. */
+static int hold(ostio__cache *c, int owner, int64_t set)
+{
+  int rc = ostio__cache_lock(c, owner, set);
+  if (rc == 0 && c->shm) {
+    __atomic_fetch_add(seq_word(c, owner, set), 1, __ATOMIC_ACQ_REL);
+    /* The odd count is visible before any store of the holder's. */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+  }
+  return rc;
+}
+
+static int release(ostio__cache *c, int owner, int64_t set)
+{
+  if (c->shm) __atomic_fetch_add(seq_word(c, owner, set), 1, __ATOMIC_RELEASE);
+  return ostio__cache_unlock(c, owner, set);
+}
+
+/* A read of a cached page without the lock (shared memory, non-atomic
+ * mode): the slot's bytes are copied between two reads of the set's count;
+ * 1 when the count was even and unchanged, so no holder changed the set
+ * meanwhile and the bytes are the page's. 0: not cached or raced (the
+ * caller takes the lock). Formally the copy races with a holder's stores;
+ * a raced copy is thrown away (the seqlock rule). It does not refresh the
+ * page's LRU stamp (docs/cache.md, "Reads without the lock"). */
+static int try_read(ostio__cache *c, const ostio__cache_piece *p, unsigned char *buf)
+{
+  unsigned char *base = c->peer[p->owner];
+  int64_t set = ostio__cache_set_of(&c->wl, p->page);
+  unsigned char *h = base + ostio__cache_set_disp(&c->wl, set);
+  const int64_t *seq = (const int64_t *)(void *)(h + offsetof(ostio__cache_set_head, seq));
+  ostio__cache_slot *sl = (ostio__cache_slot *)(void *)(h + sizeof(ostio__cache_set_head));
+  int64_t s1 = __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+  if (s1 & 1) return 0;
+  int way = -1;
+  for (int w = 0; w < (int)c->wl.ways && way < 0; w++)
+    if (__atomic_load_n(&sl[w].page, __ATOMIC_RELAXED) == p->page) way = w;
+  if (way < 0) return 0;
+  memcpy(buf, base + ostio__cache_data_disp(&c->wl, set, way) + p->in_page, (size_t)p->len);
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  return __atomic_load_n(seq, __ATOMIC_RELAXED) == s1;
+}
+
 static int piece(ostio__cache *c, const ostio__cache_piece *p, int is_write, unsigned char *buf,
                  int allocate)
 {
+  if (!is_write && allocate && c->shm && !c->atomic && try_read(c, p, buf)) {
+    ostio__stat_add(c->st, OSTIO__STAT_cache_hits, 1);
+    if (p->owner != c->rank) ostio__stat_add(c->st, OSTIO__STAT_cache_remote_hits, 1);
+    return 0;
+  }
   op o = make_op(c, p, is_write, buf);
-  int rc = ostio__cache_lock(c, p->owner, o.set);
+  int rc = hold(c, p->owner, o.set);
   if (rc < 0) return rc;
   rc = locked(&o, allocate);
-  int r2 = ostio__cache_unlock(c, p->owner, o.set);
+  int r2 = release(c, p->owner, o.set);
   return rc < 0 ? rc : r2;
 }
 
+/* ---- write-behind: the buffer's pieces into the pages ------------------------------------ */
+
+/* The n buffered pieces of one page (r[0..n), in write order) under the
+ * page's set lock: into the cached page (read in first unless a piece
+ * covers all of it), or straight to the file when the page cannot be
+ * cached now (as an unbuffered write would). */
+static int drain_page(ostio__cache *c, const ostio__cache_wrec *r, size_t n)
+{
+  int64_t P = c->geom.page;
+  int whole = 0;
+  for (size_t k = 0; k < n; k++) whole |= r[k].in_page == 0 && r[k].len == P;
+  ostio__cache_piece pp = {.page = r[0].page, .in_page = whole ? 0 : r[0].in_page,
+                           .len = whole ? P : r[0].len, .owner = r[0].owner};
+  op o = make_op(c, &pp, 1, NULL);
+  int rc = hold(c, pp.owner, o.set);
+  if (rc < 0) return rc;
+  int way = -1;
+  if ((rc = get_meta(&o)) == 0) {
+    way = ostio__cache_set_find(o.slots, (int)c->wl.ways, pp.page);
+    if (way >= 0) {
+      ostio__stat_add(c->st, OSTIO__STAT_cache_hits, 1);
+      if (pp.owner != c->rank) ostio__stat_add(c->st, OSTIO__STAT_cache_remote_hits, 1);
+    } else {
+      ostio__stat_add(c->st, OSTIO__STAT_cache_misses, 1);
+      if (whole || c->can_fill) {
+        rc = make_room(&o, &way);
+        if (rc < 0 || way < 0) {
+          int r2 = put_meta(&o);
+          if (rc == 0) rc = r2;
+        }
+      }
+    }
+  }
+  const unsigned char *arena = c->wb.arena;
+  if (rc == 0 && way < 0) {
+    for (size_t k = 0; rc == 0 && k < n; k++)
+      rc = c->b.write(c->b.ctx, r[k].page * P + r[k].in_page, arena + r[k].at, (size_t)r[k].len);
+  } else if (rc == 0) {
+    int64_t at = data_disp(&o, way);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+      rc = ostio__cache_xput_later(c, pp.owner, at + r[k].in_page, arena + r[k].at, r[k].len,
+                                   "writing page bytes");
+      if (rc == 0) ostio__cache_slot_dirty(&o.slots[way], r[k].in_page, r[k].in_page + r[k].len);
+    }
+    int r2 = ostio__cache_xflush(c, pp.owner, "writing page bytes");
+    if (rc == 0) rc = r2;
+    /* The hull covers what landed, also after a failed put (the page
+     * bytes between are the file's or newer: harmless to write back). */
+    o.slots[way].stamp = ++o.head->clock;
+    r2 = put_meta(&o);
+    if (rc == 0) rc = r2;
+  }
+  int r2 = release(c, pp.owner, o.set);
+  return rc < 0 ? rc : r2;
+}
+
+int ostio__cache_drain(ostio__cache *c)
+{
+  ostio__cache_wbuf *w = &c->wb;
+  if (w->nrec == 0) return 0;
+  ostio__cache_wbuf_order(w);
+  /* Ranks writing interleaved bytes hold the same pages and drain at about
+   * the same time: each starts at its own share of its pages (rank r at
+   * the r/P-th) and wraps around, so they rarely want one lock at once. One
+   * lock is held at a time, so any order is free of deadlock. */
+  size_t groups = 0, first = 0;
+  for (size_t i = 0; i < w->nrec; i++) groups += i == 0 || w->rec[i].page != w->rec[i - 1].page;
+  size_t skip = (size_t)((double)groups * c->rank / c->nprocs);
+  for (size_t i = 0, g = 0; i < w->nrec; i++)
+    if (i == 0 || w->rec[i].page != w->rec[i - 1].page) {
+      if (g++ == skip) {
+        first = i;
+        break;
+      }
+    }
+  int rc = 0;
+  for (size_t n = 0, i = first, j; rc == 0 && n < w->nrec; n += j - i, i = j % w->nrec) {
+    for (j = i + 1; j < w->nrec && w->rec[j].page == w->rec[i].page; j++) {
+    }
+    if ((rc = drain_page(c, &w->rec[i], j - i)) == 0)
+      for (size_t k = i; k < j; k++) w->rec[k].len = 0;
+  }
+  ostio__cache_wbuf_compact(w, c->geom.page);
+  return rc;
+}
+
+/* A small write in non-atomic mode: into the buffer (drained first when
+ * full). 0 with *taken = 0 when the write is not for the buffer. */
+static int buffer_write(ostio__cache *c, const ostio__cache_seg *sg, int *taken)
+{
+  *taken = 0;
+  int64_t P = c->geom.page;
+  size_t pages = (size_t)((sg->off + sg->len - 1) / P - sg->off / P + 1);
+  if (!ostio__cache_wbuf_takes(&c->wb, sg->len, pages)) return 0;
+  int rc = 0;
+  if (!ostio__cache_wbuf_fits(&c->wb, sg->len, pages) && (rc = ostio__cache_drain(c)) < 0)
+    return rc;
+  if (!ostio__cache_wbuf_fits(&c->wb, sg->len, pages)) return 0; /* a failed page stayed */
+  *taken = 1;
+  ostio__cache_split sp;
+  ostio__cache_piece p;
+  const unsigned char *buf = sg->buf;
+  int64_t off = sg->off;
+  rc = ostio__cache_split_init(&sp, &c->geom, sg->off, sg->len);
+  while (rc == 0 && (rc = ostio__cache_split_next(&sp, &p)) == 1) {
+    ostio__cache_wbuf_add(&c->wb, &p, ostio__cache_set_of(&c->wl, p.page), off, buf);
+    buf += p.len;
+    off += p.len;
+    rc = 0;
+  }
+  return rc;
+}
+
+/* One range in non-atomic mode. */
 static int request(ostio__cache *c, const ostio__cache_seg *sg)
 {
   int allocate = !ostio__cache_bypass(&c->geom, sg->off, sg->len);
   if (!allocate) ostio__stat_add(c->st, OSTIO__STAT_cache_bypass, 1);
+  int taken = 0, rc0 = 0;
+  if (sg->is_write && allocate && (rc0 = buffer_write(c, sg, &taken)) < 0) return rc0;
+  if (taken) return 0;
+  /* Anything else that meets buffered bytes comes after them. */
+  if (ostio__cache_wbuf_overlaps(&c->wb, sg->off, sg->len) && (rc0 = ostio__cache_drain(c)) < 0)
+    return rc0;
   ostio__cache_split sp;
   ostio__cache_piece p;
   unsigned char *buf = sg->buf;
@@ -261,7 +446,7 @@ static int atomic_call(ostio__cache *c, const ostio__cache_seg *sg, size_t n)
   size_t held = 0;
   for (size_t i = 0; rc == 0 && i < k; i++) {
     if (i > 0 && by_lock(&order[i], &order[i - 1]) == 0) continue;
-    if ((rc = ostio__cache_lock(c, order[i].p.owner, order[i].set)) == 0) held = i + 1;
+    if ((rc = hold(c, order[i].p.owner, order[i].set)) == 0) held = i + 1;
   }
   for (size_t i = 0; rc == 0 && i < k; i++) {
     op o = make_op(c, &a[i].p, a[i].is_write, a[i].buf);
@@ -269,7 +454,7 @@ static int atomic_call(ostio__cache *c, const ostio__cache_seg *sg, size_t n)
   }
   for (size_t i = held; i-- > 0;) {
     if (i > 0 && by_lock(&order[i], &order[i - 1]) == 0) continue;
-    int r2 = ostio__cache_unlock(c, order[i].p.owner, order[i].set);
+    int r2 = release(c, order[i].p.owner, order[i].set);
     if (rc == 0) rc = r2;
   }
   free(order);
@@ -281,6 +466,7 @@ int ostio__cache_access(ostio__cache *c, const ostio__cache_seg *sg, size_t n)
 {
   int rc = 0;
   if (c->atomic) {
+    /* Nothing is buffered in atomic mode (ostio__cache_set_atomic drained). */
     for (size_t i = 0; i < n; i++)
       if (sg[i].len > 0 && ostio__cache_bypass(&c->geom, sg[i].off, sg[i].len))
         ostio__stat_add(c->st, OSTIO__STAT_cache_bypass, 1);

@@ -6,6 +6,7 @@
 #include "cache/cache.h"
 #include "cache/cache_plan.h"
 #include "cache/cache_slots.h"
+#include "cache/cache_wbuf.h"
 
 struct ostio__cache {
   MPI_Comm comm;                 /* the file's (borrowed)                    */
@@ -29,6 +30,7 @@ struct ostio__cache {
   int64_t local_end;             /* see ostio__cache_local_end               */
   int atomic;                    /* MPI atomic mode (ostio__cache_set_atomic) */
   int64_t memory;                /* bytes held on this rank                  */
+  ostio__cache_wbuf wb;          /* this rank's write-behind buffer          */
 };
 
 /* The slots of set s in this rank's own window (owners only). */
@@ -48,6 +50,11 @@ int ostio__cache_xput(ostio__cache *c, int owner, int64_t disp, const void *buf,
                       const char *what);
 int ostio__cache_xfao(ostio__cache *c, int owner, int64_t disp, int64_t add, int64_t *old,
                       const char *what);
+/* A write that completes only at the next ostio__cache_xflush to the same
+ * owner (one round trip for many pieces on the one-sided transport). */
+int ostio__cache_xput_later(ostio__cache *c, int owner, int64_t disp, const void *buf,
+                            int64_t n, const char *what);
+int ostio__cache_xflush(ostio__cache *c, int owner, const char *what);
 
 /* One contiguous range of a call. */
 typedef struct ostio__cache_seg {
@@ -58,6 +65,11 @@ typedef struct ostio__cache_seg {
 /* The ranges of one call (one for an independent call): each by itself, or
  * in atomic mode all under their locks at once. */
 int ostio__cache_access(ostio__cache *c, const ostio__cache_seg *sg, size_t n);
+
+/* Moves the write-behind buffer's pieces into the owners' pages (or to the
+ * file when a page has no room); what could not be moved stays buffered
+ * and the first error is returned. */
+int ostio__cache_drain(ostio__cache *c);
 
 int ostio__cache_lock(ostio__cache *c, int owner, int64_t set);
 int ostio__cache_unlock(ostio__cache *c, int owner, int64_t set);

@@ -23,13 +23,15 @@ typedef struct ostio__cache_slot {
 } ostio__cache_slot;
 
 /* The head of a set: a ticket lock (take: fetch-and-add `next`, wait until
- * `serving` equals the ticket; release: add 1 to `serving`) and the set's
- * use clock. Only touched with MPI_Fetch_and_op (lock words) or under the
- * lock (clock). */
+ * `serving` equals the ticket; release: add 1 to `serving`), a sequence
+ * count for lock-free reads on shared memory (odd while a holder changes
+ * the set: docs/cache.md, "Reads without the lock") and the set's use
+ * clock. Lock words and seq are only touched atomically, the clock under
+ * the lock. */
 typedef struct ostio__cache_set_head {
   int64_t next, serving;
+  int64_t seq;
   int64_t clock;
-  int64_t spare;
 } ostio__cache_set_head;
 
 /* The window's byte layout: nsets x {head, ways slots}, then nsets x ways

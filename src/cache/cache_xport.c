@@ -115,3 +115,22 @@ int ostio__cache_xfao(ostio__cache *c, int owner, int64_t disp, int64_t add, int
                                       (MPI_Aint)disp, add ? MPI_SUM : MPI_NO_OP, c->win),
                   what, owner);
 }
+
+int ostio__cache_xput_later(ostio__cache *c, int owner, int64_t disp, const void *buf,
+                            int64_t n, const char *what)
+{
+  if (c->shm) {
+    memcpy(c->peer[owner] + disp, buf, (size_t)n);
+    return 0;
+  }
+  if (MPI_Put(buf, (int)n, MPI_BYTE, owner, (MPI_Aint)disp, (int)n, MPI_BYTE, c->win) !=
+      MPI_SUCCESS)
+    return rma_fail(what, owner);
+  return 0;
+}
+
+int ostio__cache_xflush(ostio__cache *c, int owner, const char *what)
+{
+  if (c->shm) return 0;
+  return MPI_Win_flush(owner, c->win) == MPI_SUCCESS ? 0 : rma_fail(what, owner);
+}
