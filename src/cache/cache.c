@@ -47,6 +47,17 @@ int ostio__cache_lock(ostio__cache *c, int owner, int64_t set)
   return rc;
 }
 
+int ostio__cache_trylock(ostio__cache *c, int owner, int64_t set)
+{
+  if (!c->shm) return 0;
+  unsigned char *h = c->peer[owner] + ostio__cache_set_disp(&c->wl, set);
+  int64_t *next = (int64_t *)(void *)(h + offsetof(ostio__cache_set_head, next));
+  const int64_t *serving = (const int64_t *)(void *)(h + offsetof(ostio__cache_set_head, serving));
+  int64_t now = __atomic_load_n(serving, __ATOMIC_ACQUIRE), want = now;
+  /* Free means no ticket out beyond the one served: take exactly that one. */
+  return __atomic_compare_exchange_n(next, &want, now + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
 int ostio__cache_unlock(ostio__cache *c, int owner, int64_t set)
 {
   int64_t d = ostio__cache_set_disp(&c->wl, set), old;
@@ -192,7 +203,10 @@ int ostio__cache_flush(ostio__cache *c, int drop)
   }
   MPI_Win_sync(c->win);
   rc = ostio__agree(c->comm, rc);
-  if (rc == 0) c->local_end = 0;
+  if (rc == 0) {
+    c->local_end = 0;
+    c->wrote = 0;
+  }
   return rc;
 }
 

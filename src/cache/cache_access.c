@@ -83,9 +83,8 @@ static int make_room(op *o, int *wayp)
   }
   ostio__cache_slot *s = &o->slots[way];
   int whole = o->is_write && o->p->in_page == 0 && o->p->len == c->geom.page;
-  if (!whole && c->shm && o->is_write) {
-    /* Read straight into the slot (a read's piece is copied from the
-     * bounce buffer below, so reads keep it). */
+  if (!whole && c->shm) {
+    /* Read straight into the slot. */
     int rc = c->b.read(c->b.ctx, o->p->page * c->geom.page,
                        c->peer[o->p->owner] + data_disp(o, way), (size_t)c->geom.page);
     if (rc < 0) return rc;
@@ -148,8 +147,10 @@ static int locked(op *o, int allocate)
     return r2 < 0 ? r2 : direct(o);
   }
   if (!o->is_write) {
-    /* Read in just now: the piece is in the bounce buffer already. */
-    memcpy(o->buf, c->bounce + o->p->in_page, (size_t)o->p->len);
+    /* Read in just now: the piece is in the slot (shared memory) or in the
+     * bounce buffer already. */
+    const unsigned char *from = c->shm ? c->peer[o->p->owner] + data_disp(o, way) : c->bounce;
+    memcpy(o->buf, from + o->p->in_page, (size_t)o->p->len);
     o->slots[way].stamp = ++o->head->clock;
     return put_meta(o);
   }
@@ -177,15 +178,20 @@ static int64_t *seq_word(ostio__cache *c, int owner, int64_t set)
 /* Takes the set's lock; on shared memory then makes its count odd, so a
  * lock-free reader (try_read) that overlaps anything this holder changes
  * sees the count move and retries under the lock. */
-static int hold(ostio__cache *c, int owner, int64_t set)
+static int seq_odd(ostio__cache *c, int owner, int64_t set)
 {
-  int rc = ostio__cache_lock(c, owner, set);
-  if (rc == 0 && c->shm) {
+  if (c->shm) {
     __atomic_fetch_add(seq_word(c, owner, set), 1, __ATOMIC_ACQ_REL);
     /* The odd count is visible before any store of the holder's. */
     __atomic_thread_fence(__ATOMIC_RELEASE);
   }
-  return rc;
+  return 0;
+}
+
+static int hold(ostio__cache *c, int owner, int64_t set)
+{
+  int rc = ostio__cache_lock(c, owner, set);
+  return rc < 0 ? rc : seq_odd(c, owner, set);
 }
 
 static int release(ostio__cache *c, int owner, int64_t set)
@@ -219,16 +225,42 @@ static int try_read(ostio__cache *c, const ostio__cache_piece *p, unsigned char 
   return __atomic_load_n(seq, __ATOMIC_RELAXED) == s1;
 }
 
+/* The set is busy and the page was not found without the lock: read the
+ * piece from the file instead of waiting (non-atomic mode, shared memory).
+ * Sound when this rank wrote nothing since the last collective flush: every
+ * write another rank may see by MPI's rules (synced) was written back at
+ * that flush, so the file has it; what a holder is doing now (filling the
+ * page from the file, draining another rank's unsynced writes, writing a
+ * victim back) changes nothing this read is owed. With writes of its own
+ * pending, a rank waits for the lock (its bytes may be in a page that is
+ * being written back right now). 1 when read. */
+static int read_around(ostio__cache *c, const ostio__cache_piece *p, unsigned char *buf,
+                       int *rc)
+{
+  if (c->wrote) return 0;
+  ostio__stat_add(c->st, OSTIO__STAT_cache_misses, 1);
+  *rc = c->b.read(c->b.ctx, p->page * c->geom.page + p->in_page, buf, (size_t)p->len);
+  return 1;
+}
+
 static int piece(ostio__cache *c, const ostio__cache_piece *p, int is_write, unsigned char *buf,
                  int allocate)
 {
-  if (!is_write && allocate && c->shm && !c->atomic && try_read(c, p, buf)) {
+  int fast = !is_write && allocate && c->shm && !c->atomic;
+  if (fast && try_read(c, p, buf)) {
     ostio__stat_add(c->st, OSTIO__STAT_cache_hits, 1);
     if (p->owner != c->rank) ostio__stat_add(c->st, OSTIO__STAT_cache_remote_hits, 1);
     return 0;
   }
   op o = make_op(c, p, is_write, buf);
-  int rc = hold(c, p->owner, o.set);
+  int rc = 0;
+  if (fast && !ostio__cache_trylock(c, p->owner, o.set)) {
+    if (read_around(c, p, buf, &rc)) return rc;
+    rc = ostio__cache_lock(c, p->owner, o.set);
+  } else if (!fast) {
+    rc = ostio__cache_lock(c, p->owner, o.set);
+  }
+  if (rc == 0) rc = seq_odd(c, p->owner, o.set);
   if (rc < 0) return rc;
   rc = locked(&o, allocate);
   int r2 = release(c, p->owner, o.set);
@@ -465,6 +497,7 @@ static int atomic_call(ostio__cache *c, const ostio__cache_seg *sg, size_t n)
 int ostio__cache_access(ostio__cache *c, const ostio__cache_seg *sg, size_t n)
 {
   int rc = 0;
+  for (size_t i = 0; i < n; i++) c->wrote |= sg[i].is_write && sg[i].len > 0;
   if (c->atomic) {
     /* Nothing is buffered in atomic mode (ostio__cache_set_atomic drained). */
     for (size_t i = 0; i < n; i++)

@@ -31,6 +31,7 @@ struct ostio__cache {
   int atomic;                    /* MPI atomic mode (ostio__cache_set_atomic) */
   int64_t memory;                /* bytes held on this rank                  */
   ostio__cache_wbuf wb;          /* this rank's write-behind buffer          */
+  int wrote;                     /* this rank wrote since the last flush     */
 };
 
 /* The slots of set s in this rank's own window (owners only). */
@@ -73,6 +74,9 @@ int ostio__cache_drain(ostio__cache *c);
 
 int ostio__cache_lock(ostio__cache *c, int owner, int64_t set);
 int ostio__cache_unlock(ostio__cache *c, int owner, int64_t set);
+/* Shared memory only: 1 when the set's lock was free and is now held (0
+ * at once otherwise, and always on the one-sided transport). */
+int ostio__cache_trylock(ostio__cache *c, int owner, int64_t set);
 /* Writes the slot's dirty bytes (data: the page) to the file and marks it
  * clean; the slot unchanged on error. */
 int ostio__cache_write_back(ostio__cache *c, ostio__cache_slot *s, const unsigned char *data);
