@@ -61,9 +61,9 @@ int ostio__cache_flush(ostio__cache *c, int drop);
 /* Independent: one contiguous range, len > 0, checked by the caller. */
 int ostio__cache_write(ostio__cache *c, int64_t off, const void *buf, size_t len);
 int ostio__cache_read(ostio__cache *c, int64_t off, void *buf, size_t len);
-/* Collective: a collective read or write through the cache when no rank
- * names an extent larger than the bypass bound (*served = 1, the outcome
- * agreed); otherwise *served = 0 and nothing happened (the caller flushes
+/* Collective: a collective read or write through the cache when every
+ * extent of every rank is shorter than a page and within the bypass bound,
+ * or in atomic mode (*served = 1, the outcome agreed); otherwise *served = 0 and nothing happened (the caller flushes
  * and uses the engine). Extents as ostio_write_all's; overlaps within a
  * rank are refused as the engine refuses them, across ranks they are not
  * checked on this path (docs/cache.md). */
