@@ -133,10 +133,7 @@ static int make_window(ostio__cache *c)
 static void destroy(ostio__cache *c)
 {
   if (!c) return;
-  if (c->win != MPI_WIN_NULL) {
-    if (c->epoch) MPI_Win_unlock_all(c->win);
-    MPI_Win_free(&c->win);
-  }
+  ostio__cache_xwin_free(c);
   ostio__layout_destroy(c->own_layout);
   free(c->peer);
   free(c->meta);
@@ -157,17 +154,15 @@ int ostio__cache_open(const ostio__cache_file *f, ostio__cache **out)
                         .win = MPI_WIN_NULL, .atomic = f->hints->ostio_atomic};
     rc = setup(c, f);
   }
-  /* Everyone reaches MPI_Win_allocate only when every rank's set-up worked. */
+  /* Everyone makes the window only when every rank's set-up worked. */
   if ((rc = ostio__agree(f->comm, rc)) < 0) goto fail;
   rc = make_window(c);
   if ((rc = ostio__agree(f->comm, rc)) < 0) goto fail;
-  MPI_Win_sync(c->win);
+  ostio__cache_xsync(c);
   /* Nobody touches a window before its owner has initialised it. */
-  if (MPI_Barrier(c->comm) != MPI_SUCCESS ||
-      MPI_Win_lock_all(MPI_MODE_NOCHECK, c->win) != MPI_SUCCESS)
-    rc = ostio__fail(OSTIO_EMPI, "cache: MPI_Win_lock_all failed");
-  else
-    c->epoch = 1;
+  if (MPI_Barrier(c->comm) != MPI_SUCCESS)
+    rc = ostio__fail(OSTIO_EMPI, "cache: MPI_Barrier failed");
+  ostio__cache_xsync(c);
   if ((rc = ostio__agree(f->comm, rc)) < 0) goto fail;
   ostio__stat_max(c->st, OSTIO__STAT_cache_memory, c->memory);
   *out = c;
@@ -183,13 +178,13 @@ int ostio__cache_flush(ostio__cache *c, int drop)
 {
   /* Each rank's buffered writes go to the pages first. Then every rank has
    * returned from its last cache access, and every one-sided access was
-   * complete before it returned (cache.h); MPI_Win_sync then makes them
+   * complete before it returned (cache.h); ostio__cache_xsync then makes them
    * visible to this rank's loads. A drain that failed keeps its pieces
    * (a later flush retries them) and its error is agreed below. */
   int rc = ostio__cache_drain(c);
   if (MPI_Barrier(c->comm) != MPI_SUCCESS && rc == 0)
     rc = ostio__fail(OSTIO_EMPI, "cache: MPI_Barrier failed at a flush");
-  MPI_Win_sync(c->win);
+  ostio__cache_xsync(c);
   for (int64_t s = 0; c->owner && s < c->wl.nsets; s++) {
     ostio__cache_slot *sl = ostio__cache_local_slots(c, s);
     for (int64_t w = 0; w < c->wl.ways; w++) {
@@ -201,7 +196,7 @@ int ostio__cache_flush(ostio__cache *c, int drop)
       if (drop && !ostio__cache_slot_is_dirty(&sl[w])) sl[w].page = -1;
     }
   }
-  MPI_Win_sync(c->win);
+  ostio__cache_xsync(c);
   rc = ostio__agree(c->comm, rc);
   if (rc == 0) {
     c->local_end = 0;

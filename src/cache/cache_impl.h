@@ -22,6 +22,8 @@ struct ostio__cache {
   int shm;                       /* all ranks on one node: load/store        */
   unsigned char **peer;          /* shm: every rank's window, by rank        */
   int epoch;                     /* MPI_Win_lock_all is in force             */
+  void *map;                     /* shm: every rank's window, one mapping    */
+  int64_t map_bytes;
   ostio__cache_backing b;
   int can_fill;                  /* see ostio__cache_file                    */
   ostio__stats *st;
@@ -43,8 +45,13 @@ static inline ostio__cache_slot *ostio__cache_local_slots(ostio__cache *c, int64
 
 /* The transport (cache_xport.c): a window of bytes on every rank (0 on
  * ranks owning no pages); reads, writes and atomic adds at an owner, each
- * complete when it returns. what names the step in an error. */
+ * complete when it returns. what names the step in an error. Create is
+ * collective and agreed; free is local (after a barrier, or collective on
+ * the one-sided transport: MPI_Win_free); xsync orders this rank's loads
+ * and stores against the others' around a barrier. */
 int ostio__cache_xwin_create(ostio__cache *c, int64_t bytes);
+void ostio__cache_xwin_free(ostio__cache *c);
+void ostio__cache_xsync(ostio__cache *c);
 int ostio__cache_xget(ostio__cache *c, int owner, int64_t disp, void *buf, int64_t n,
                       const char *what);
 int ostio__cache_xput(ostio__cache *c, int owner, int64_t disp, const void *buf, int64_t n,

@@ -2,10 +2,17 @@
  * shared-memory window when every rank of the file is on one node, MPI
  * one-sided communication otherwise. Each call here is complete at the
  * owner when it returns. See docs/cache.md, "Two transports". */
+
 #include "cache/cache_impl.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "core/agree.h"
 #include "core/error.h"
@@ -33,37 +40,130 @@ static int want_shm(MPI_Comm comm, int nprocs)
   return one_node(comm, nprocs) && !force_rma;
 }
 
+/* ---- shared memory: one POSIX shared-memory object per open ------------------------------ */
+
+/* Why not MPI_Win_allocate_shared: MPICH 4.0 (ch4) spends ~30 ms in every
+ * such call probing address ranges with one msync per page for a
+ * symmetric mapping (perf: 53 % of an open-close of a file with the
+ * cache), which made the cache's open cost more than a small file's whole
+ * write phase. A named object, mapped by every rank and unlinked as soon
+ * as all have it, costs a few system calls (1.6 ms for an open and a close,
+ * measured). Its pages come in on first touch, as MPI's own shared windows'
+ * do: reserving them at open (posix_fallocate) cost 75 ms for 128 MiB. So
+ * open checks that /dev/shm has room for the whole object and refuses with
+ * a remedy when it has not; a /dev/shm filled by others after that check
+ * can still fault (SIGBUS) at a first touch (docs/cache.md). */
+/* Sizes the object; 0, an errno, or -1 when its file system has fewer
+ * free bytes than that. */
+static int room(int fd, int64_t bytes)
+{
+  struct statvfs v;
+  if (fstatvfs(fd, &v) == 0 && (uint64_t)v.f_bavail * v.f_frsize < (uint64_t)bytes) return -1;
+  return ftruncate(fd, (off_t)bytes) == 0 ? 0 : errno;
+}
+
+static int shm_map(ostio__cache *c, int64_t bytes)
+{
+  int P = c->nprocs;
+  int64_t pg = (int64_t)sysconf(_SC_PAGESIZE), mine = (bytes + pg - 1) / pg * pg;
+  int64_t *at = malloc((size_t)(P + 1) * sizeof *at);
+  c->peer = calloc((size_t)P, sizeof *c->peer);
+  int rc = at && c->peer ? 0 : ostio__fail(OSTIO_ENOMEM, "cache: out of memory");
+  if ((rc = ostio__agree(c->comm, rc)) < 0) goto out;
+  if (MPI_Allgather(&mine, 1, MPI_INT64_T, at + 1, 1, MPI_INT64_T, c->comm) != MPI_SUCCESS) {
+    rc = ostio__agree(c->comm, ostio__fail(OSTIO_EMPI, "cache: MPI_Allgather failed"));
+    goto out;
+  }
+  at[0] = 0;
+  for (int r = 0; r < P; r++) at[r + 1] += at[r]; /* at[r]: rank r's start */
+  int64_t total = at[P] > 0 ? at[P] : pg;
+  /* Rank 0 makes the object under a name no other open uses. */
+  static unsigned serial;
+  char name[96] = "", made[96] = "";
+  int fd = -1;
+  if (c->rank == 0) {
+    for (int tries = 0; fd < 0 && tries < 16; tries++) {
+      snprintf(name, sizeof name, "/ostio-cache-%ld-%u-%ld", (long)getpid(),
+               __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED), (long)(MPI_Wtime() * 1e6));
+      fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd >= 0) memcpy(made, name, sizeof made);
+    int e = 0;
+    if (fd < 0)
+      rc = ostio__fail(OSTIO_EIO, "cache: shm_open failed (%s); the cache needs POSIX shared "
+                       "memory (/dev/shm) on one node", strerror(errno));
+    else if ((e = room(fd, total)) != 0)
+      rc = ostio__fail(OSTIO_ENOMEM, "cache: %lld bytes of shared memory for the cache: %s; "
+                       "lower ostio_cache_size or free /dev/shm",
+                       (long long)total, e > 0 ? strerror(e) : "not that much free in /dev/shm");
+    if (rc < 0) name[0] = '\0';
+  }
+  if (MPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, c->comm) != MPI_SUCCESS && rc == 0)
+    rc = ostio__fail(OSTIO_EMPI, "cache: MPI_Bcast failed");
+  if (rc == 0 && !name[0])
+    rc = ostio__fail(OSTIO_EIO, "cache: rank 0 could not make the shared memory");
+  if (rc == 0 && c->rank != 0 && (fd = shm_open(name, O_RDWR, 0)) < 0)
+    rc = ostio__fail(OSTIO_EIO, "cache: shm_open of %s failed (%s)", name, strerror(errno));
+  void *p = MAP_FAILED;
+  if (rc == 0 && (p = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+                     MAP_FAILED)
+    rc = ostio__fail(OSTIO_ENOMEM, "cache: mapping %lld bytes of shared memory failed (%s)",
+                     (long long)total, strerror(errno));
+  if (fd >= 0) close(fd);
+  rc = ostio__agree(c->comm, rc);
+  /* Every rank has it mapped (or gave up): the name can go. */
+  if (made[0]) shm_unlink(made);
+  if (rc < 0) {
+    if (p != MAP_FAILED) munmap(p, (size_t)total);
+    goto out;
+  }
+  c->map = p;
+  c->map_bytes = total;
+  for (int r = 0; r < P; r++) c->peer[r] = at[r + 1] > at[r] ? (unsigned char *)p + at[r] : NULL;
+  c->base = c->peer[c->rank];
+out:
+  free(at);
+  return rc;
+}
+
+void ostio__cache_xwin_free(ostio__cache *c)
+{
+  if (c->map) munmap(c->map, (size_t)c->map_bytes);
+  c->map = NULL;
+  if (c->win != MPI_WIN_NULL) {
+    if (c->epoch) MPI_Win_unlock_all(c->win);
+    MPI_Win_free(&c->win);
+  }
+  c->epoch = 0;
+}
+
+void ostio__cache_xsync(ostio__cache *c)
+{
+  if (c->shm)
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  else
+    MPI_Win_sync(c->win);
+}
+
+/* Collective, agreed. */
 int ostio__cache_xwin_create(ostio__cache *c, int64_t bytes)
 {
   c->shm = want_shm(c->comm, c->nprocs);
-  int rc;
-  if (c->shm) {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, c->comm, &c->base, &c->win);
-    MPI_Info_free(&info);
-  } else {
-    rc = MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, c->comm, &c->base, &c->win);
-  }
-  if (rc != MPI_SUCCESS) {
-    c->win = MPI_WIN_NULL;
-    return ostio__fail(OSTIO_ENOMEM, "cache: allocating a window of %lld bytes failed; lower "
-                       "ostio_cache_size", (long long)bytes);
-  }
-  MPI_Win_set_errhandler(c->win, MPI_ERRORS_RETURN);
-  if (!c->shm) return 0;
-  c->peer = calloc((size_t)c->nprocs, sizeof *c->peer);
-  if (!c->peer) return ostio__fail(OSTIO_ENOMEM, "cache: out of memory");
-  for (int r = 0; r < c->nprocs; r++) {
-    MPI_Aint size;
-    int unit;
-    void *p = NULL;
-    if (MPI_Win_shared_query(c->win, r, &size, &unit, &p) != MPI_SUCCESS)
-      return ostio__fail(OSTIO_EMPI, "cache: MPI_Win_shared_query for rank %d failed", r);
-    c->peer[r] = size > 0 ? p : NULL;
-  }
-  return 0;
+  if (c->shm) return shm_map(c, bytes);
+  int rc = MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, c->comm, &c->base, &c->win) ==
+                   MPI_SUCCESS
+               ? 0 : ostio__fail(OSTIO_ENOMEM, "cache: allocating a window of %lld bytes "
+                                 "failed; lower ostio_cache_size", (long long)bytes);
+  if (rc < 0) c->win = MPI_WIN_NULL;
+  else MPI_Win_set_errhandler(c->win, MPI_ERRORS_RETURN);
+  if ((rc = ostio__agree(c->comm, rc)) < 0) return rc;
+  /* Nobody reaches a window before its owner has initialised it (the
+   * caller's barrier); the epoch lasts until close. */
+  if (MPI_Win_lock_all(MPI_MODE_NOCHECK, c->win) != MPI_SUCCESS)
+    rc = ostio__fail(OSTIO_EMPI, "cache: MPI_Win_lock_all failed");
+  else
+    c->epoch = 1;
+  return ostio__agree(c->comm, rc);
 }
 
 static int rma_fail(const char *what, int owner)
