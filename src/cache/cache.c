@@ -182,8 +182,8 @@ int ostio__cache_flush(ostio__cache *c, int drop)
    * visible to this rank's loads. A drain that failed keeps its pieces
    * (a later flush retries them) and its error is agreed below. */
   int rc = ostio__cache_drain(c);
-  if (MPI_Barrier(c->comm) != MPI_SUCCESS && rc == 0)
-    rc = ostio__fail(OSTIO_EMPI, "cache: MPI_Barrier failed at a flush");
+  int rb = ostio__barrier_yield(c->comm, "cache: a flush");
+  if (rc == 0) rc = rb;
   ostio__cache_xsync(c);
   for (int64_t s = 0; c->owner && s < c->wl.nsets; s++) {
     ostio__cache_slot *sl = ostio__cache_local_slots(c, s);

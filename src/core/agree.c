@@ -1,6 +1,7 @@
 /* Collective agreement on an outcome; see agree.h. */
 #include "core/agree.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,4 +36,18 @@ int ostio__agree(MPI_Comm comm, int rc)
   if (MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, comm) != MPI_SUCCESS)
     return ostio__fail(OSTIO_EMPI, "MPI_Allreduce to agree on an outcome failed");
   return ostio__agree_known(comm, rc, out.code, out.rank);
+}
+
+int ostio__barrier_yield(MPI_Comm comm, const char *what)
+{
+  MPI_Request req;
+  if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS)
+    return ostio__fail(OSTIO_EMPI, "%s: MPI_Ibarrier failed", what);
+  for (int spin = 0;; spin++) {
+    int done = 0;
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return ostio__fail(OSTIO_EMPI, "%s: MPI_Test of a barrier failed", what);
+    if (done) return 0;
+    if (spin >= 64) sched_yield();
+  }
 }

@@ -13,4 +13,10 @@ int ostio__agree(MPI_Comm comm, int rc);
  * holds it (e.g. after an Allgather): only the detail is broadcast. */
 int ostio__agree_known(MPI_Comm comm, int rc, int worst, int worst_rank);
 
+/* MPI_Barrier that yields the processor while it waits (MPI_Ibarrier,
+ * then MPI_Test and sched_yield): a rank that arrives early does not spin
+ * on a core that a rank still working shares with it (more ranks than
+ * cores). OSTIO_EMPI with a detail naming what on failure. */
+int ostio__barrier_yield(MPI_Comm comm, const char *what);
+
 #endif

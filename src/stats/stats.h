@@ -41,7 +41,7 @@
   X(direct_bytes_written,  SUM, "bytes written through the O_DIRECT descriptor")  \
   X(direct_bytes_read,     SUM, "bytes read through the O_DIRECT descriptor")     \
   X(direct_fallbacks,      SUM, "direct_read/direct_write refused: buffered instead") \
-  X(cache_hits,            SUM, "cache: page pieces found in the cache")         \
+  X(cache_hits,            SUM, "cache: page pieces (drains: pages) found in the cache") \
   X(cache_remote_hits,     SUM, "cache: hits on pages held by another rank")      \
   X(cache_misses,          SUM, "cache: page pieces not in the cache")           \
   X(cache_bypass,          SUM, "cache: requests larger than ostio_cache_bypass") \
