@@ -4,6 +4,7 @@
  * build adds one more with -DOSTIO__STRATEGY_EXTRA=NAME (tests/CMakeLists.txt
  * compiles this file again with template for tests/strategy_template.c). */
 #include "engine/strategy.h"
+#include "plan/aggr.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -110,17 +111,10 @@ int ostio__strategy_pick(const ostio__call *c, ostio__stats *st, const ostio__st
 
 int ostio__strategy_default_naggr(const ostio__call *c)
 {
-  int64_t best = 1, r = c->h->romio_lustre_co_ratio;
-  for (int i = 0; i < c->l->ncomp; i++) {
-    int64_t n = (int64_t)c->l->comp[i].stripe_count * r;
-    if (n > best) best = n;
-  }
-  return best > c->nprocs ? c->nprocs : (int)best;
+  return ostio__aggr_default_count(c->l, c->h->romio_lustre_co_ratio, c->nprocs);
 }
 
 int ostio__strategy_contig_naggr(const ostio__call *c)
 {
-  int n = ostio__strategy_default_naggr(c);
-  int nodes = c->nnodes < c->nprocs ? c->nnodes : c->nprocs;
-  return nodes > n ? nodes : n;
+  return ostio__aggr_contig_count(c->l, c->h->romio_lustre_co_ratio, c->nprocs, c->nnodes);
 }

@@ -120,3 +120,20 @@ done:
   free(groups);
   return rc;
 }
+
+int ostio__aggr_default_count(const ostio_layout *l, int64_t co_ratio, int nprocs)
+{
+  int64_t best = 1, r = co_ratio < 1 ? 1 : co_ratio;
+  for (int i = 0; i < l->ncomp; i++) {
+    int64_t n = (int64_t)l->comp[i].stripe_count * r;
+    if (n > best) best = n;
+  }
+  return best > nprocs ? nprocs : (int)best;
+}
+
+int ostio__aggr_contig_count(const ostio_layout *l, int64_t co_ratio, int nprocs, int nnodes)
+{
+  int n = ostio__aggr_default_count(l, co_ratio, nprocs);
+  int nodes = nnodes < nprocs ? nnodes : nprocs;
+  return nodes > n ? nodes : n;
+}

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "layout/layout.h"
+
 /* Node of every rank: node[i] is a small integer, equal for ranks on the
  * same node (the engine numbers nodes by their lowest rank via
  * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)). names[i] is rank i's
@@ -31,6 +33,14 @@ int ostio__aggr_eligible(int nprocs, const int *node, const char *const *names,
  * (which the hint check uses too); NULL or "" means no cap per node. 0 or
  * OSTIO_EHINT with a detail. */
 int ostio__aggr_config_check(const char *cb_config_list);
+
+/* Aggregator counts the strategies want (cb_nodes and the eligible list
+ * cap them afterwards). default: the most objects any component has, times
+ * co_ratio (>= 1), at most nprocs -- one aggregator per object, as `ost`
+ * wants. contig: that, or the node count (at most nprocs) when larger, as
+ * ROMIO's contiguous domains want one aggregator per node. */
+int ostio__aggr_default_count(const ostio_layout *l, int64_t co_ratio, int nprocs);
+int ostio__aggr_contig_count(const ostio_layout *l, int64_t co_ratio, int nprocs, int nnodes);
 
 /* ---- the auto rule ---------------------------------------------------- */
 typedef struct ostio__auto_in {
