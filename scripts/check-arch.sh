@@ -13,7 +13,7 @@ script) against the architecture rules:
 
   (a) include order: a module includes headers (#include "MODULE/...") only
       from itself and the modules below it:
-        core < hints < layout < plan < stats < cache < io < container
+        core < hints < layout < plan < model < stats < cache < io < container
              < engine < kinds < file < mpiio
       kinds are the container kinds' file-layer plugins
       (src/container/KIND/*_file*.[ch]); kinds and file may include each
@@ -50,7 +50,7 @@ import os, re, sys
 root = sys.argv[1]
 os.chdir(root)
 
-ORDER = ["core", "hints", "layout", "plan", "stats", "cache", "io", "container", "engine",
+ORDER = ["core", "hints", "layout", "plan", "model", "stats", "cache", "io", "container", "engine",
          "kinds", "file", "mpiio"]
 RANK = {m: i for i, m in enumerate(ORDER)}
 PRELOAD_MAY = {"core", "hints", "layout", "io", "container", "preload"}

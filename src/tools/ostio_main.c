@@ -18,6 +18,8 @@ static const cli_command commands[] = {
   {.name = "container",
    .summary = "striped and log containers: create, ls, stat, check, flatten, map, recover, compact",
    .run = cmd_container},
+  {.name = "model", .summary = "predict a pattern's bandwidth per strategy on a described cluster",
+   .run = cmd_model},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

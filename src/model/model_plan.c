@@ -1,0 +1,296 @@
+/* See model_plan.h. */
+#include "model/model_plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "plan/aggr.h"
+#include "plan/domain.h"
+
+static const char *const names[OSTIO__MS_COUNT] = {"ost", "even", "aligned", "independent",
+                                                   "fpp"};
+
+const char *ostio__mstrategy_name(int s)
+{
+  return s >= 0 && s < OSTIO__MS_COUNT ? names[s] : "?";
+}
+
+int ostio__mstrategy_from_name(const char *name)
+{
+  for (int s = 0; name && s < OSTIO__MS_COUNT; s++)
+    if (!strcmp(name, names[s])) return s;
+  return -1;
+}
+
+int ostio__model_acc_init(ostio__model_acc *a, int64_t nranks)
+{
+  memset(a, 0, sizeof *a);
+  if (nranks < 1 || nranks > INT32_MAX)
+    return ostio__fail(OSTIO_EINVAL, "model: %lld ranks; accepted: 1 to %d", (long long)nranks,
+                       INT32_MAX);
+  a->nranks = nranks;
+  a->send_bytes = calloc((size_t)nranks, sizeof *a->send_bytes);
+  a->recv_bytes = calloc((size_t)nranks, sizeof *a->recv_bytes);
+  a->send_msgs = calloc((size_t)nranks, sizeof *a->send_msgs);
+  if (!a->send_bytes || !a->recv_bytes || !a->send_msgs) {
+    ostio__model_acc_free(a);
+    return ostio__fail(OSTIO_ENOMEM, "model: out of memory for %lld ranks", (long long)nranks);
+  }
+  return 0;
+}
+
+void ostio__model_acc_free(ostio__model_acc *a)
+{
+  free(a->flow);
+  free(a->send_bytes);
+  free(a->recv_bytes);
+  free(a->send_msgs);
+  memset(a, 0, sizeof *a);
+}
+
+/* ---- flows -------------------------------------------------------------------------------- */
+
+/* The objects of one file: component c's object o is base[c] + o. */
+typedef struct objmap {
+  const ostio__model_job *j;
+  int64_t base[OSTIO_MAX_COMPONENTS + 1]; /* base[ncomp]: objects per file */
+  ostio__objspan *spans;                  /* room for base[ncomp]          */
+} objmap;
+
+static int objmap_init(objmap *m, const ostio__model_job *j)
+{
+  m->j = j;
+  m->base[0] = 0;
+  for (int c = 0; c < j->l->ncomp; c++) m->base[c + 1] = m->base[c] + j->l->comp[c].stripe_count;
+  m->spans = malloc((size_t)m->base[j->l->ncomp] * sizeof *m->spans);
+  return m->spans ? 0 : ostio__fail(OSTIO_ENOMEM, "model: out of memory for the objects");
+}
+
+static int push(ostio__model_acc *a, ostio__flow f)
+{
+  if (a->nflow == a->cap) {
+    size_t cap = a->cap ? 2 * a->cap : 1024;
+    ostio__flow *p = cap > SIZE_MAX / sizeof *p ? NULL : realloc(a->flow, cap * sizeof *p);
+    if (!p) return ostio__fail(OSTIO_ENOMEM, "model: out of memory for %zu flows", cap);
+    a->flow = p;
+    a->cap = cap;
+  }
+  a->flow[a->nflow++] = f;
+  return 0;
+}
+
+/* The bytes of [off, off+len) that client writes into file (-1: the shared
+ * file; r >= 0: rank r's own file): one flow per object touched, one
+ * request each (a file-contiguous run is contiguous in every object). A
+ * file per process places its objects from OST r * (objects per file) on,
+ * as Lustre's round-robin allocator spreads new files. */
+static int add_run(ostio__model_acc *a, const objmap *m, int64_t client, int64_t file,
+                   int64_t off, int64_t len)
+{
+  const ostio__model_job *j = m->j;
+  int64_t per = m->base[j->l->ncomp], npieces = 0;
+  size_t nspans = 0;
+  int rc = ostio__layout_summary(j->l, off, len, &npieces, m->spans, (size_t)per, &nspans);
+  for (size_t i = 0; rc == 0 && i < nspans; i++) {
+    const ostio__objspan *s = &m->spans[i];
+    int64_t obj = m->base[s->component] + s->object, first = j->l->comp[s->component].first_ost;
+    int64_t ost = s->ost >= 0 ? s->ost
+                              : (first > 0 ? first : 0) + (file >= 0 ? file * per : 0) + obj;
+    rc = push(a, (ostio__flow){.client = client, .ost = ost % j->nost,
+                               .object = (file + 1) * per + obj, .bytes = s->bytes,
+                               .requests = 1});
+  }
+  return rc;
+}
+
+/* ---- collective calls: pieces by aggregator ----------------------------------------------- */
+
+typedef struct piece {
+  int64_t agg, off, len;
+} piece;
+
+static int by_agg_off(const void *x, const void *y)
+{
+  const piece *p = x, *q = y;
+  if (p->agg != q->agg) return p->agg < q->agg ? -1 : 1;
+  return p->off < q->off ? -1 : p->off > q->off;
+}
+
+/* naggr aggregators placed as the engine places them without a
+ * cb_config_list hint (every rank may aggregate; the first rank of every
+ * node first, then the second, ...: src/file/file.c), into order[]. */
+static int aggregators(const ostio__model_job *j, int strategy, int *order, int64_t *naggr)
+{
+  int P = (int)j->nranks, nnodes = (int)((j->nranks + j->ranks_per_node - 1) / j->ranks_per_node);
+  int *node = malloc((size_t)P * sizeof *node);
+  if (!node) return ostio__fail(OSTIO_ENOMEM, "model: out of memory for %d ranks", P);
+  for (int r = 0; r < P; r++) node[r] = r / j->ranks_per_node;
+  int ne = 0;
+  int rc = ostio__aggr_eligible(P, node, NULL, "", order, &ne);
+  free(node);
+  if (rc < 0) return rc;
+  int64_t want = j->cb_nodes > 0 ? j->cb_nodes
+                 : strategy == OSTIO__MS_OST ? ostio__aggr_default_count(j->l, j->co_ratio, P)
+                                             : ostio__aggr_contig_count(j->l, j->co_ratio, P, nnodes);
+  *naggr = want < ne ? want : ne;
+  return 0;
+}
+
+static int collective(ostio__model_acc *a, const ostio__model_job *j, int strategy,
+                      const objmap *m, const ostio_extent *const *ext, const size_t *n,
+                      int64_t lo, int64_t hi, size_t npieces_hint)
+{
+  int P = (int)j->nranks;
+  int *order = malloc((size_t)P * sizeof *order);
+  int64_t *seen = calloc((size_t)P, sizeof *seen);
+  piece *pc = NULL;
+  size_t np = 0, cap = npieces_hint + 16;
+  int64_t naggr = 0;
+  int rc = order && seen ? 0 : ostio__fail(OSTIO_ENOMEM, "model: out of memory");
+  if (rc == 0) rc = aggregators(j, strategy, order, &naggr);
+  ostio__domains d;
+  const ostio__domain_rule *rule = strategy == OSTIO__MS_OST  ? &ostio__domain_ost
+                                   : strategy == OSTIO__MS_EVEN ? &ostio__domain_even
+                                                                : &ostio__domain_aligned;
+  if (rc == 0) rc = ostio__domains_init(&d, rule, j->l, lo, hi, (int)naggr, (int)j->co_ratio);
+  if (rc == 0 && !(pc = malloc(cap * sizeof *pc)))
+    rc = ostio__fail(OSTIO_ENOMEM, "model: out of memory for %zu pieces", cap);
+  for (int r = 0; rc == 0 && r < P; r++) {
+    for (size_t i = 0; rc == 0 && i < n[r]; i++) {
+      int64_t pos = ext[r][i].offset, end = pos + ext[r][i].length;
+      while (rc == 0 && pos < end) {
+        int64_t run_end = end;
+        int ag = ostio__domain_owner(&d, pos, &run_end);
+        if (ag < 0) {
+          rc = ag;
+          break;
+        }
+        int64_t e = run_end < end ? run_end : end, to = order[ag];
+        if (np == cap) {
+          piece *q = cap > SIZE_MAX / 2 / sizeof *q ? NULL : realloc(pc, 2 * cap * sizeof *q);
+          if (!q) {
+            rc = ostio__fail(OSTIO_ENOMEM, "model: out of memory for %zu pieces", 2 * cap);
+            break;
+          }
+          pc = q;
+          cap *= 2;
+        }
+        pc[np++] = (piece){ag, pos, e - pos};
+        /* Only bytes that leave the node load the network (within a node
+         * the exchange is a memory copy, not modelled). */
+        if (to / j->ranks_per_node != r / j->ranks_per_node) {
+          a->send_bytes[r] += e - pos;
+          a->recv_bytes[to] += e - pos;
+          if (seen[ag] != r + 1) a->send_msgs[r]++;
+        }
+        seen[ag] = r + 1;
+        pos = e;
+      }
+    }
+  }
+  if (rc == 0) qsort(pc, np, sizeof *pc, by_agg_off);
+  for (size_t i = 0, k; rc == 0 && i < np; i = k) {
+    int64_t off = pc[i].off, end = off + pc[i].len;
+    for (k = i + 1; k < np && pc[k].agg == pc[i].agg && pc[k].off <= end; k++)
+      if (pc[k].off + pc[k].len > end) end = pc[k].off + pc[k].len;
+    rc = add_run(a, m, order[pc[i].agg], -1, off, end - off);
+  }
+  if (rc == 0) a->naggr = naggr;
+  free(pc);
+  free(seen);
+  free(order);
+  return rc;
+}
+
+/* ---- one call ----------------------------------------------------------------------------- */
+
+static int check_job(const ostio__model_acc *a, const ostio__model_job *j, int strategy)
+{
+  if (!j || !j->l || j->l->ncomp < 1)
+    return ostio__fail(OSTIO_EINVAL, "model: no layout");
+  if (j->nranks != a->nranks)
+    return ostio__fail(OSTIO_EINVAL, "model: a call for %lld ranks added to traffic of %lld",
+                       (long long)j->nranks, (long long)a->nranks);
+  if (j->ranks_per_node < 1 || j->nost < 1 || j->co_ratio < 1 || j->cb_nodes < 0)
+    return ostio__fail(OSTIO_EINVAL, "model: ranks per node %d, targets %lld, co_ratio %lld, "
+                       "cb_nodes %lld; accepted: >= 1, >= 1, >= 1, >= 0", j->ranks_per_node,
+                       (long long)j->nost, (long long)j->co_ratio, (long long)j->cb_nodes);
+  if (strategy < 0 || strategy >= OSTIO__MS_COUNT)
+    return ostio__fail(OSTIO_EINVAL, "model: strategy %d; accepted: 0 to %d", strategy,
+                       OSTIO__MS_COUNT - 1);
+  return 0;
+}
+
+int ostio__model_add_call(ostio__model_acc *a, const ostio__model_job *j, int strategy,
+                          const ostio_extent *const *ext, const size_t *n)
+{
+  int rc = check_job(a, j, strategy);
+  if (rc < 0) return rc;
+  int64_t lo = INT64_MAX, hi = 0, bytes = 0;
+  size_t count = 0;
+  for (int64_t r = 0; r < j->nranks; r++)
+    for (size_t i = 0; i < n[r]; i++) {
+      int64_t off = ext[r][i].offset, len = ext[r][i].length;
+      if (off < 0 || len < 0 || len > INT64_MAX - off || bytes > INT64_MAX - len)
+        return ostio__fail(OSTIO_EINVAL, "model: rank %lld extent %zu (offset %lld, length "
+                           "%lld): expected offset, length >= 0 and their sum below 2^63",
+                           (long long)r, i, (long long)off, (long long)len);
+      if (len == 0) continue;
+      bytes += len;
+      count++;
+      if (off < lo) lo = off;
+      if (off + len > hi) hi = off + len;
+    }
+  if (a->opens == 0) a->opens = j->nranks; /* every rank opens (or creates) once */
+  if (bytes == 0) return 0;
+  if (a->bytes > INT64_MAX - bytes) return ostio__fail(OSTIO_ERANGE, "model: over 2^63 bytes");
+  objmap m;
+  if ((rc = objmap_init(&m, j)) < 0) return rc;
+  if (strategy == OSTIO__MS_INDEPENDENT || strategy == OSTIO__MS_FPP) {
+    for (int64_t r = 0; rc == 0 && r < j->nranks; r++)
+      for (size_t i = 0; rc == 0 && i < n[r]; i++)
+        if (ext[r][i].length > 0)
+          rc = add_run(a, &m, r, strategy == OSTIO__MS_FPP ? r : -1, ext[r][i].offset,
+                       ext[r][i].length);
+  } else {
+    rc = collective(a, j, strategy, &m, ext, n, lo, hi, count);
+  }
+  free(m.spans);
+  if (rc == 0) a->bytes += bytes;
+  return rc;
+}
+
+/* ---- merging ------------------------------------------------------------------------------ */
+
+static int by_client_object(const void *x, const void *y)
+{
+  const ostio__flow *p = x, *q = y;
+  if (p->client != q->client) return p->client < q->client ? -1 : 1;
+  return p->object < q->object ? -1 : p->object > q->object;
+}
+
+int ostio__model_traffic(ostio__model_acc *a, ostio__traffic *t)
+{
+  qsort(a->flow, a->nflow, sizeof *a->flow, by_client_object);
+  size_t k = 0;
+  for (size_t i = 0; i < a->nflow; i++) {
+    if (k > 0 && a->flow[k - 1].client == a->flow[i].client &&
+        a->flow[k - 1].object == a->flow[i].object) {
+      if (a->flow[k - 1].bytes > INT64_MAX - a->flow[i].bytes)
+        return ostio__fail(OSTIO_ERANGE, "model: over 2^63 bytes in one flow");
+      a->flow[k - 1].bytes += a->flow[i].bytes;
+      a->flow[k - 1].requests += a->flow[i].requests;
+    } else {
+      a->flow[k++] = a->flow[i];
+    }
+  }
+  a->nflow = k;
+  int exch = 0;
+  for (int64_t r = 0; r < a->nranks && !exch; r++) exch = a->send_bytes[r] > 0;
+  *t = (ostio__traffic){.nranks = a->nranks, .flow = a->flow, .nflow = a->nflow,
+                        .send_bytes = exch ? a->send_bytes : NULL,
+                        .recv_bytes = exch ? a->recv_bytes : NULL,
+                        .send_msgs = exch ? a->send_msgs : NULL, .opens = a->opens};
+  return 0;
+}

@@ -1,0 +1,68 @@
+/* The traffic of a pattern under a strategy, from the same plan functions
+ * the collective engine runs (issue 18): the aggregator count rules and
+ * the aggregator placement (plan/aggr.h), the file domains (plan/domain.h)
+ * and the layout math (layout/layout.h). Pure: no MPI, no I/O, so it runs
+ * for 100,000 ranks on one core. What it does not model: the engine's
+ * rounds (cb_buffer_size) -- an aggregator's bytes are one stream here --
+ * and data sieving. See docs/model.md, "From plans to traffic". */
+#ifndef OSTIO_MODEL_MODEL_PLAN_H
+#define OSTIO_MODEL_MODEL_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "layout/layout.h"
+#include "model/traffic.h"
+#include "ostio.h"
+
+/* What is modelled. ROMIO's behaviours are the domain rules the engine
+ * shares with them: even = ROMIO's classic conforming domains, aligned =
+ * its Lustre driver's stripe-aligned domains (docs/domains.md). */
+typedef enum ostio__mstrategy {
+  OSTIO__MS_OST = 0,        /* ostio's `ost`: one object per aggregator      */
+  OSTIO__MS_EVEN,           /* contiguous equal domains                      */
+  OSTIO__MS_ALIGNED,        /* contiguous stripe-aligned domains             */
+  OSTIO__MS_INDEPENDENT,    /* each rank writes its own extents to the file  */
+  OSTIO__MS_FPP,            /* a file per process, same layout each          */
+  OSTIO__MS_COUNT
+} ostio__mstrategy;
+
+const char *ostio__mstrategy_name(int s);
+/* "ost", "even", "aligned", "independent", "fpp" -> the enum, or -1. */
+int ostio__mstrategy_from_name(const char *name);
+
+typedef struct ostio__model_job {
+  const ostio_layout *l;    /* the file's layout (borrowed, valid)            */
+  int64_t nranks;           /* >= 1, at most 2^31 - 1                         */
+  int ranks_per_node;       /* >= 1: ranks r*k .. r*k+k-1 share node r        */
+  int64_t nost;             /* targets in the system, >= 1                    */
+  int64_t co_ratio;         /* romio_lustre_co_ratio, >= 1                    */
+  int64_t cb_nodes;         /* aggregators; 0: the strategy's own rule        */
+} ostio__model_job;
+
+/* Traffic accumulated over the calls of a pattern. */
+typedef struct ostio__model_acc {
+  int64_t nranks;
+  ostio__flow *flow;
+  size_t nflow, cap;
+  int64_t *send_bytes, *recv_bytes, *send_msgs;
+  int64_t opens;
+  int64_t bytes;            /* every call's bytes, for the conservation check */
+  int64_t naggr;            /* of the last collective call                    */
+} ostio__model_acc;
+
+int ostio__model_acc_init(ostio__model_acc *a, int64_t nranks);
+void ostio__model_acc_free(ostio__model_acc *a);
+
+/* Adds one call: rank r's extents are ext[r][0 .. n[r]), each rank's sorted
+ * and disjoint (as ob_pattern_build gives them). OSTIO_EINVAL for a bad job
+ * or extent, OSTIO_ERANGE for bytes past the layout, OSTIO_ENOMEM; each
+ * with a detail. */
+int ostio__model_add_call(ostio__model_acc *a, const ostio__model_job *j, int strategy,
+                          const ostio_extent *const *ext, const size_t *n);
+
+/* Merges the flows with the same (client, object) and points t at a's
+ * arrays (valid until a is freed or added to). */
+int ostio__model_traffic(ostio__model_acc *a, ostio__traffic *t);
+
+#endif

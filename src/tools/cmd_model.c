@@ -1,0 +1,246 @@
+/* ostio model: predicts a pattern's write bandwidth on a described cluster
+ * for each strategy (issue 18). The pattern is ostio-bench's (the same
+ * builder, bench/patterns.c), the traffic comes from the engine's plan
+ * functions (model/model_plan.h) and the time from the flow-level
+ * simulator (model/sim.h). docs/model.md. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/error.h"
+#include "hints/hints.h"
+#include "layout/layout.h"
+#include "model/model_plan.h"
+#include "model/sim.h"
+#include "model/sysdesc.h"
+#include "patterns.h"
+#include "tools/cli.h"
+
+#define CMD "model"
+
+static const char *help =
+  "Usage: ostio model --system FILE [OPTIONS]\n\n"
+  "Predicts the write bandwidth of an ostio-bench pattern on the cluster that FILE\n"
+  "describes (JSON: docs/model.md; shipped ones in systems/), for each strategy:\n"
+  "  ost          ostio's Y-lib rule: one object per aggregator\n"
+  "  even         ROMIO's classic contiguous equal file domains\n"
+  "  aligned      ROMIO's Lustre driver: stripe-aligned contiguous domains\n"
+  "  independent  every rank writes its own extents (POSIX, MPI-IO independent)\n"
+  "  fpp          a file per process with the same layout\n"
+  "The plans are the engine's own (aggregator counts, placement, file domains);\n"
+  "the time is a flow-level estimate (exchange, OST and link loads, extent-lock\n"
+  "conflicts, metadata). A model, not a measurement: docs/model.md says what it\n"
+  "leaves out and how it was checked.\n\n"
+  "Options:\n"
+  "  --system FILE        the cluster (required)\n"
+  "  --ranks N            MPI ranks  [nodes x ranks per node of FILE, at most 1024]\n"
+  "  --ranks-per-node K   [the description's]\n"
+  "  --sweep ranks=A,B,...  or  --sweep stripe_count=A,B,...: one row per value\n"
+  "  --stripe-count K     objects of the shared file  [4]\n"
+  "  --stripe-size S      [1m]\n"
+  "  --strategy LIST      comma-separated strategies  [all]\n"
+  "  --cb-nodes N         aggregators  [each strategy's rule]\n"
+  "  -p NAME -b SIZE -t SIZE -s N --btio-class C   the pattern, as ostio-bench's\n"
+  "                       (ior, strided, btio, flash, random)  [ior -b 1m -t 1m -s 1]\n"
+  "  -h, --help           this text\n"
+  "SIZE takes k, m, g (powers of 1024). Exit status 0, 1 on a model error, 2 on\n"
+  "a usage error.\n";
+
+enum { OPT_SYSTEM = OPT_MAX_PIECES + 1, OPT_RANKS, OPT_RPN, OPT_SWEEP, OPT_SC, OPT_SS,
+       OPT_STRAT, OPT_CB, OPT_BTIO };
+
+typedef struct margs {
+  const char *system;
+  int64_t ranks, rpn, stripe_count, stripe_size, cb_nodes;
+  int sweep_ranks;           /* 1: sweep ranks, 0: sweep stripe_count     */
+  int64_t sweep[64];
+  int nsweep;
+  int strat[OSTIO__MS_COUNT], nstrat;
+  ob_pattern_opts pat;
+} margs;
+
+/* "1m" -> 1048576 (hints' size syntax); -1 when invalid. */
+static int64_t size_arg(const char *s)
+{
+  int64_t v = -1;
+  return ostio__parse_size(s, &v) == 0 ? v : -1;
+}
+
+static int parse_list(const char *s, int64_t *out, int cap, int *n)
+{
+  *n = 0;
+  while (*s) {
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || v < 1 || *n == cap || (*end && *end != ',')) return -1;
+    out[(*n)++] = v;
+    s = *end ? end + 1 : end;
+  }
+  return *n ? 0 : -1;
+}
+
+static int parse_strategies(const char *s, margs *a)
+{
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", s);
+  a->nstrat = 0;
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int k = ostio__mstrategy_from_name(t);
+    if (k < 0 || a->nstrat == OSTIO__MS_COUNT) return -1;
+    a->strat[a->nstrat++] = k;
+  }
+  return a->nstrat ? 0 : -1;
+}
+
+static int parse(int argc, char **argv, margs *a)
+{
+  static const struct option opts[] = {
+    {"system", required_argument, NULL, OPT_SYSTEM}, {"ranks", required_argument, NULL, OPT_RANKS},
+    {"ranks-per-node", required_argument, NULL, OPT_RPN},
+    {"sweep", required_argument, NULL, OPT_SWEEP},
+    {"stripe-count", required_argument, NULL, OPT_SC},
+    {"stripe-size", required_argument, NULL, OPT_SS},
+    {"strategy", required_argument, NULL, OPT_STRAT},
+    {"cb-nodes", required_argument, NULL, OPT_CB},
+    {"btio-class", required_argument, NULL, OPT_BTIO},
+    {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+  *a = (margs){.stripe_count = 4, .stripe_size = 1 << 20, .nstrat = OSTIO__MS_COUNT};
+  for (int s = 0; s < OSTIO__MS_COUNT; s++) a->strat[s] = s;
+  ob_pattern_defaults(OB_PAT_IOR, &a->pat);
+  int c, kind = OB_PAT_IOR;
+  int64_t b = -1, t = -1, s = -1;
+  char btio = 0;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, "hp:b:t:s:", opts, NULL)) != -1) {
+    switch (c) {
+    case 'h': fputs(help, stdout); return 1;
+    case OPT_SYSTEM: a->system = optarg; break;
+    case OPT_RANKS: a->ranks = strtoll(optarg, NULL, 10);
+      if (a->ranks < 1) return cli_usage_error(CMD, "--ranks %s: expected a count >= 1", optarg);
+      break;
+    case OPT_RPN: a->rpn = strtoll(optarg, NULL, 10);
+      if (a->rpn < 1) return cli_usage_error(CMD, "--ranks-per-node %s: expected >= 1", optarg);
+      break;
+    case OPT_SWEEP:
+      a->sweep_ranks = !strncmp(optarg, "ranks=", 6);
+      if ((!a->sweep_ranks && strncmp(optarg, "stripe_count=", 13)) ||
+          parse_list(optarg + (a->sweep_ranks ? 6 : 13), a->sweep, 64, &a->nsweep) < 0)
+        return cli_usage_error(CMD, "--sweep %s: expected ranks=A,B,... or stripe_count=A,B,... "
+                               "(up to 64 counts >= 1)", optarg);
+      break;
+    case OPT_SC: a->stripe_count = strtoll(optarg, NULL, 10);
+      if (a->stripe_count < 1 || a->stripe_count > 65535)
+        return cli_usage_error(CMD, "--stripe-count %s: expected 1 to 65535", optarg);
+      break;
+    case OPT_SS: a->stripe_size = size_arg(optarg);
+      if (a->stripe_size < 1) return cli_usage_error(CMD, "--stripe-size %s: expected a size", optarg);
+      break;
+    case OPT_STRAT:
+      if (parse_strategies(optarg, a) < 0)
+        return cli_usage_error(CMD, "--strategy %s: expected a comma-separated list of ost, even, "
+                               "aligned, independent, fpp", optarg);
+      break;
+    case OPT_CB: a->cb_nodes = strtoll(optarg, NULL, 10);
+      if (a->cb_nodes < 1) return cli_usage_error(CMD, "--cb-nodes %s: expected >= 1", optarg);
+      break;
+    case OPT_BTIO: btio = optarg[0]; break;
+    case 'p':
+      if ((kind = ob_pattern_kind_from_name(optarg)) < 0)
+        return cli_usage_error(CMD, "-p %s: expected ior, strided, btio, flash or random", optarg);
+      break;
+    case 'b': if ((b = size_arg(optarg)) < 1) return cli_usage_error(CMD, "-b %s: expected a size", optarg); break;
+    case 't': if ((t = size_arg(optarg)) < 1) return cli_usage_error(CMD, "-t %s: expected a size", optarg); break;
+    case 's': if ((s = size_arg(optarg)) < 1) return cli_usage_error(CMD, "-s %s: expected a count", optarg); break;
+    default: return cli_bad_option(CMD, argv);
+    }
+  }
+  if (optind < argc) return cli_usage_error(CMD, "unexpected argument %s (see --help)", argv[optind]);
+  if (!a->system) return cli_usage_error(CMD, "--system FILE is required (see systems/)");
+  ob_pattern_defaults(kind, &a->pat);
+  if (b > 0) a->pat.block = b;
+  if (t > 0) a->pat.transfer = t;
+  if (s > 0) a->pat.segments = s;
+  if (btio) a->pat.btio_class = btio;
+  return 0;
+}
+
+/* One row: the pattern for P ranks under each strategy. */
+static int row(const margs *a, const ostio__sys *sys, int64_t P, int64_t K, int64_t value)
+{
+  ostio_layout *l = NULL;
+  int rc = ostio__layout_simple(a->stripe_size, (int32_t)K, -1, &l);
+  if (rc < 0) return cli_lib_error(CMD, rc);
+  ob_plan *plans = calloc((size_t)P, sizeof *plans);
+  const ostio_extent **ext = calloc((size_t)P, sizeof *ext);
+  size_t *n = calloc((size_t)P, sizeof *n);
+  char err[256] = "";
+  int status = plans && ext && n ? CLI_OK : cli_runtime_error(CMD, "out of memory for %lld ranks", (long long)P);
+  for (int64_t r = 0; status == CLI_OK && r < P; r++)
+    if (ob_pattern_build(&a->pat, (int)r, (int)P, &plans[r], err, sizeof err) < 0)
+      status = cli_usage_error(CMD, "pattern at %lld ranks: %s", (long long)P, err);
+  ostio__model_job j = {.l = l, .nranks = P, .ranks_per_node = (int)(a->rpn ? a->rpn : sys->ranks_per_node),
+                        .nost = ostio__sys_nost(sys), .co_ratio = 1, .cb_nodes = a->cb_nodes};
+  for (int k = 0; status == CLI_OK && k < a->nstrat; k++) {
+    ostio__model_acc acc;
+    ostio__traffic t;
+    ostio__sim_result res;
+    memset(&res, 0, sizeof res);
+    clock_t c0 = clock();
+    rc = ostio__model_acc_init(&acc, P);
+    for (int st = 0; rc == 0 && st < plans[0].nsteps; st++) {
+      for (int64_t r = 0; r < P; r++) {
+        ext[r] = st < plans[r].nsteps ? plans[r].steps[st].ext : NULL;
+        n[r] = st < plans[r].nsteps ? plans[r].steps[st].n : 0;
+      }
+      rc = ostio__model_add_call(&acc, &j, a->strat[k], ext, n);
+    }
+    if (rc == 0) rc = ostio__model_traffic(&acc, &t);
+    if (rc == 0) rc = ostio__sim_run(sys, &t, &res);
+    double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    if (rc < 0) {
+      status = cli_lib_error(CMD, rc);
+    } else {
+      printf("%-8lld %-11s %10.1f %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6lld %6lld %10.0f  %s  (%.2f s)\n",
+             (long long)value, ostio__mstrategy_name(a->strat[k]), res.bandwidth / 1e6, res.time,
+             res.t_meta, res.t_exchange, res.t_io, res.t_lock, res.t_queue,
+             (long long)res.max_osts_per_client, (long long)res.max_clients_per_ost,
+             res.conflicts, res.bottleneck, secs);
+    }
+    ostio__sim_result_free(&res);
+    ostio__model_acc_free(&acc);
+  }
+  for (int64_t r = 0; plans && r < P; r++) ob_plan_free(&plans[r]);
+  free(plans);
+  free(ext);
+  free(n);
+  ostio__layout_destroy(l);
+  return status;
+}
+
+int cmd_model(int argc, char **argv)
+{
+  margs a;
+  int rc = parse(argc, argv, &a);
+  if (rc != 0) return rc == 1 ? CLI_OK : rc;
+  ostio__sys sys;
+  if ((rc = ostio__sys_load(a.system, &sys)) < 0) return cli_lib_error(CMD, rc);
+  int64_t dflt = sys.nodes * sys.ranks_per_node;
+  int64_t ranks = a.ranks ? a.ranks : (dflt < 1024 ? dflt : 1024);
+  printf("# %s: %lld OSTs behind %d OSS; pattern %s -b %lld -t %lld -s %lld; stripe size %lld\n",
+         sys.name, (long long)ostio__sys_nost(&sys), sys.noss, ob_pattern_name(a.pat.kind),
+         (long long)a.pat.block, (long long)a.pat.transfer, (long long)a.pat.segments,
+         (long long)a.stripe_size);
+  printf("%-8s %-11s %10s %9s %8s %8s %8s %8s %8s %6s %6s %10s  %s\n",
+         a.nsweep && !a.sweep_ranks ? "stripes" : "ranks", "strategy", "MB/s", "time_s",
+         "meta", "exch", "io", "lock", "queue", "ost/c", "c/ost", "conflicts", "bottleneck");
+  int n = a.nsweep ? a.nsweep : 1;
+  for (int i = 0; i < n; i++) {
+    int64_t P = a.nsweep && a.sweep_ranks ? a.sweep[i] : ranks;
+    int64_t K = a.nsweep && !a.sweep_ranks ? a.sweep[i] : a.stripe_count;
+    int status = row(&a, &sys, P, K, a.nsweep && !a.sweep_ranks ? K : P);
+    if (status != CLI_OK) return status;
+  }
+  return CLI_OK;
+}
