@@ -3,6 +3,7 @@
  * builder, bench/patterns.c), the traffic comes from the engine's plan
  * functions (model/model_plan.h) and the time from the flow-level
  * simulator (model/sim.h). docs/model.md. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "model/sysdesc.h"
 #include "patterns.h"
 #include "tools/cli.h"
+#include "tools/svgplot.h"
 
 #define CMD "model"
 
@@ -41,6 +43,9 @@ static const char *help =
   "  --stripe-size S      [1m]\n"
   "  --strategy LIST      comma-separated strategies  [all]\n"
   "  --cb-nodes N         aggregators  [each strategy's rule]\n"
+  "  --plot PREFIX        also write PREFIX.svg (bandwidth against the swept value,\n"
+  "                       one line per strategy) and PREFIX.csv; scripts/model-plot.py\n"
+  "                       turns the CSV into a PNG (needs matplotlib)\n"
   "  -p NAME -b SIZE -t SIZE -s N --btio-class C   the pattern, as ostio-bench's\n"
   "                       (ior, strided, btio, flash, random)  [ior -b 1m -t 1m -s 1]\n"
   "  -h, --help           this text\n"
@@ -48,7 +53,7 @@ static const char *help =
   "a usage error.\n";
 
 enum { OPT_SYSTEM = OPT_MAX_PIECES + 1, OPT_RANKS, OPT_RPN, OPT_SWEEP, OPT_SC, OPT_SS,
-       OPT_STRAT, OPT_CB, OPT_BTIO };
+       OPT_STRAT, OPT_CB, OPT_BTIO, OPT_PLOT };
 
 typedef struct margs {
   const char *system;
@@ -58,6 +63,8 @@ typedef struct margs {
   int nsweep;
   int strat[OSTIO__MS_COUNT], nstrat;
   ob_pattern_opts pat;
+  const char *plot;          /* --plot PREFIX: PREFIX.svg and PREFIX.csv   */
+  double mbps[64][OSTIO__MS_COUNT]; /* the rows' predictions, for the plot */
 } margs;
 
 /* "1m" -> 1048576 (hints' size syntax); -1 when invalid. */
@@ -104,6 +111,7 @@ static int parse(int argc, char **argv, margs *a)
     {"strategy", required_argument, NULL, OPT_STRAT},
     {"cb-nodes", required_argument, NULL, OPT_CB},
     {"btio-class", required_argument, NULL, OPT_BTIO},
+    {"plot", required_argument, NULL, OPT_PLOT},
     {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   *a = (margs){.stripe_count = 4, .stripe_size = 1 << 20, .nstrat = OSTIO__MS_COUNT};
   for (int s = 0; s < OSTIO__MS_COUNT; s++) a->strat[s] = s;
@@ -146,6 +154,7 @@ static int parse(int argc, char **argv, margs *a)
       if (a->cb_nodes < 1) return cli_usage_error(CMD, "--cb-nodes %s: expected >= 1", optarg);
       break;
     case OPT_BTIO: btio = optarg[0]; break;
+    case OPT_PLOT: a->plot = optarg; break;
     case 'p':
       if ((kind = ob_pattern_kind_from_name(optarg)) < 0)
         return cli_usage_error(CMD, "-p %s: expected ior, strided, btio, flash or random", optarg);
@@ -167,7 +176,7 @@ static int parse(int argc, char **argv, margs *a)
 }
 
 /* One row: the pattern for P ranks under each strategy. */
-static int row(const margs *a, const ostio__sys *sys, int64_t P, int64_t K, int64_t value)
+static int row(margs *a, const ostio__sys *sys, int64_t P, int64_t K, int64_t value, int idx)
 {
   ostio_layout *l = NULL;
   int rc = ostio__layout_simple(a->stripe_size, (int32_t)K, -1, &l);
@@ -202,6 +211,7 @@ static int row(const margs *a, const ostio__sys *sys, int64_t P, int64_t K, int6
     if (rc < 0) {
       status = cli_lib_error(CMD, rc);
     } else {
+      a->mbps[idx][k] = res.bandwidth / 1e6;
       printf("%-8lld %-11s %10.1f %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6lld %6lld %10.0f  %s  (%.2f s)\n",
              (long long)value, ostio__mstrategy_name(a->strat[k]), res.bandwidth / 1e6, res.time,
              res.t_meta, res.t_exchange, res.t_io, res.t_lock, res.t_queue,
@@ -217,6 +227,46 @@ static int row(const margs *a, const ostio__sys *sys, int64_t P, int64_t K, int6
   free(n);
   ostio__layout_destroy(l);
   return status;
+}
+
+/* PREFIX.csv (value, strategy, MB/s) and PREFIX.svg. */
+static int plot(const margs *a, const ostio__sys *sys, int n, int64_t ranks)
+{
+  char path[4096];
+  double x[64], y[OSTIO__MS_COUNT * 64];
+  const char *names[OSTIO__MS_COUNT];
+  int by_stripes = a->nsweep && !a->sweep_ranks;
+  for (int i = 0; i < n; i++) x[i] = (double)(a->nsweep ? a->sweep[i] : ranks);
+  for (int k = 0; k < a->nstrat; k++) {
+    names[k] = ostio__mstrategy_name(a->strat[k]);
+    for (int i = 0; i < n; i++) y[k * n + i] = a->mbps[i][k];
+  }
+  snprintf(path, sizeof path, "%s.csv", a->plot);
+  FILE *f = fopen(path, "w");
+  if (!f) return cli_runtime_error(CMD, "%s: cannot be written: %s", path, strerror(errno));
+  fprintf(f, "%s,strategy,MBps\n", by_stripes ? "stripe_count" : "ranks");
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < a->nstrat; k++) fprintf(f, "%g,%s,%.3f\n", x[i], names[k], y[k * n + i]);
+  int bad = fclose(f) != 0;
+  snprintf(path, sizeof path, "%s.svg", a->plot);
+  char title[256];
+  snprintf(title, sizeof title, "%s: %s pattern, predicted (ostio model)", sys->name,
+           ob_pattern_name(a->pat.kind));
+  int logx = n > 1 && x[0] > 0;
+  for (int i = 1; i < n; i++) logx = logx && x[i] > x[i - 1];
+  logx = logx && x[n - 1] / x[0] >= 16;
+  svg_chart c = {.title = title, .xlabel = by_stripes ? "stripe count" : "ranks",
+                 .ylabel = "MB/s", .nx = n, .x = x, .nseries = a->nstrat, .names = names,
+                 .y = y, .logx = logx};
+  if (!bad && (f = fopen(path, "w"))) {
+    bad = svg_plot(f, &c) < 0;
+    bad |= fclose(f) != 0;
+  } else {
+    bad = 1;
+  }
+  if (bad) return cli_runtime_error(CMD, "%s: cannot be written", path);
+  fprintf(stderr, "ostio model: wrote %s.csv and %s.svg\n", a->plot, a->plot);
+  return CLI_OK;
 }
 
 int cmd_model(int argc, char **argv)
@@ -239,8 +289,8 @@ int cmd_model(int argc, char **argv)
   for (int i = 0; i < n; i++) {
     int64_t P = a.nsweep && a.sweep_ranks ? a.sweep[i] : ranks;
     int64_t K = a.nsweep && !a.sweep_ranks ? a.sweep[i] : a.stripe_count;
-    int status = row(&a, &sys, P, K, a.nsweep && !a.sweep_ranks ? K : P);
+    int status = row(&a, &sys, P, K, a.nsweep && !a.sweep_ranks ? K : P, i);
     if (status != CLI_OK) return status;
   }
-  return CLI_OK;
+  return a.plot ? plot(&a, &sys, n, ranks) : CLI_OK;
 }
