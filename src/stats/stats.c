@@ -3,6 +3,7 @@
  * OSTIO_STATS and the collective report at close in stats_report.c.
  * Everything is driven by the X-macro lists in stats.h. See docs/stats.md. */
 #include "stats/stats.h"
+#include "stats/stats_advice.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -194,6 +195,28 @@ static const char *ratio_text(char *buf, size_t cap, int64_t num, int64_t den)
 
 #define COLS "  %-24s %18s %18s\n"
 
+/* text after lead, in lines of at most 80 columns, continued under it. */
+static void put_wrapped(ostio__sbuf *s, const char *lead, const char *text)
+{
+  size_t indent = strlen(lead), col = indent;
+  ostio__sbuf_put(s, "%s", lead);
+  while (*text) {
+    size_t w = strcspn(text, " ");
+    if (col > indent && col + 1 + w > 80) {
+      ostio__sbuf_put(s, "\n%*s", (int)indent, "");
+      col = indent;
+    } else if (col > indent) {
+      ostio__sbuf_put(s, " ");
+      col++;
+    }
+    ostio__sbuf_put(s, "%.*s", (int)w, text);
+    col += w;
+    text += w;
+    while (*text == ' ') text++;
+  }
+  ostio__sbuf_put(s, "\n");
+}
+
 int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_info *info,
                              char **out)
 {
@@ -276,5 +299,12 @@ int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_i
     else snprintf(b, sizeof b, "-");
     ostio__sbuf_put(&s, COLS, ostio__stats_timers[i].name, a, b);
   }
+  ostio__stats_warning w[OSTIO__STATS_NWARN];
+  int nw = ostio__stats_warnings(r, info->ncomponents > 0 ? info->stripe_size : 0, w,
+                                 OSTIO__STATS_NWARN);
+  for (int i = 0; i < nw; i++) put_wrapped(&s, "  warning: ", w[i].text);
+  if (nw > 0)
+    put_wrapped(&s, "  ", "(ostio advise --stats FILE --system SYSTEM.json predicts each "
+                          "change on a described cluster: docs/model.md)");
   return ostio__stats_finish(&s, out, "report");
 }

@@ -2,6 +2,7 @@
  * holds every file closed plus a job-wide summary (format ostio-stats,
  * docs/stats.md). Split from stats.c. */
 #include "stats/stats.h"
+#include "stats/stats_advice.h"
 
 
 #include <errno.h>
@@ -201,7 +202,16 @@ static void put_file(ostio__sbuf *s, const file_rec *f, const char *ind)
   char ind2[64];
   snprintf(ind2, sizeof ind2, "%s  ", ind);
   put_derived(s, ind2, r->sum, r->max);
-  ostio__sbuf_put(s, "\n%s}", ind);
+  ostio__stats_warning w[OSTIO__STATS_NWARN];
+  int nw = ostio__stats_warnings(r, f->ncomponents > 0 ? f->stripe_size : 0, w,
+                                 OSTIO__STATS_NWARN);
+  ostio__sbuf_put(s, ",\n%s  \"warnings\": [", ind);
+  for (int i = 0; i < nw; i++) {
+    ostio__sbuf_put(s, "%s{\"kind\": \"%s\", \"text\": ", i ? ", " : "", w[i].kind);
+    put_json_string(s, w[i].text);
+    ostio__sbuf_put(s, "}");
+  }
+  ostio__sbuf_put(s, "]\n%s}", ind);
 }
 
 int ostio__stats_format_json(const ostio__stats_reduced *r, const ostio__stats_info *info,
