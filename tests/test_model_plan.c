@@ -14,7 +14,7 @@
 #define MiB ((int64_t)1 << 20)
 
 typedef struct stats {
-  int64_t bytes, max_objs_per_client, max_clients_per_object, nobjects, exch;
+  int64_t bytes, max_objs_per_client, max_clients_per_object, nobjects, exch, requests;
 } stats;
 
 /* Distinct objects per client and clients per object (flows are merged by
@@ -26,6 +26,7 @@ static stats measure(const ostio__traffic *t)
   int64_t maxobj = 0;
   for (size_t i = 0; i < t->nflow; i++) {
     s.bytes += t->flow[i].bytes;
+    s.requests += t->flow[i].requests;
     per_client[t->flow[i].client]++;
     if (t->flow[i].object > maxobj) maxobj = t->flow[i].object;
   }
@@ -119,6 +120,26 @@ int main(void)
   CHECK_EQ_I64(s.max_clients_per_object, 1);
   CHECK_EQ_I64(s.max_objs_per_client, 4);
   CHECK_EQ_I64(s.bytes, 16 * MiB);
+
+  /* Rounds: an aggregator's bytes in rounds of round_bytes, a request per
+   * object per round. Default (8 MiB): each of the 16 (aggregator, object)
+   * pairs of even is one request, and each ost aggregator's 4 MiB object is
+   * one. 512 KiB rounds split every 1 MiB stripe of even's domains in two;
+   * 1 MiB rounds cut each ost aggregator's object into 4 requests. */
+  s = run(&j, OSTIO__MS_EVEN, ext, n, NULL);
+  CHECK_EQ_I64(s.requests, 16);
+  s = run(&j, OSTIO__MS_OST, ext, n, NULL);
+  CHECK_EQ_I64(s.requests, 4);
+  j.round_bytes = 512 * 1024;
+  s = run(&j, OSTIO__MS_EVEN, ext, n, NULL);
+  CHECK_EQ_I64(s.requests, 32);
+  CHECK_EQ_I64(s.bytes, 16 * MiB);
+  j.round_bytes = MiB;
+  s = run(&j, OSTIO__MS_OST, ext, n, NULL);
+  CHECK_EQ_I64(s.requests, 16);
+  s = run(&j, OSTIO__MS_INDEPENDENT, ext, n, NULL); /* no rounds: one per extent and object */
+  CHECK_EQ_I64(s.requests, 16);
+  j.round_bytes = 0;
 
   /* cb_nodes 2 under ost: 2 aggregators, 2 objects each. */
   j.cb_nodes = 2;

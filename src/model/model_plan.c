@@ -8,6 +8,8 @@
 #include "plan/aggr.h"
 #include "plan/domain.h"
 
+#define DEFAULT_ROUND ((int64_t)8 << 20) /* 16 MiB cb_buffer_size, two buffers */
+
 static const char *const names[OSTIO__MS_COUNT] = {"ost", "even", "aligned", "independent",
                                                    "fpp"};
 
@@ -82,11 +84,12 @@ static int push(ostio__model_acc *a, ostio__flow f)
 
 /* The bytes of [off, off+len) that client writes into file (-1: the shared
  * file; r >= 0: rank r's own file): one flow per object touched, one
- * request each (a file-contiguous run is contiguous in every object). A
+ * request each; flows of one client and object with the same tag (one
+ * round of an aggregator) become one request when merged. A
  * file per process places its objects from OST r * (objects per file) on,
  * as Lustre's round-robin allocator spreads new files. */
 static int add_run(ostio__model_acc *a, const objmap *m, int64_t client, int64_t file,
-                   int64_t off, int64_t len)
+                   int64_t off, int64_t len, int64_t tag)
 {
   const ostio__model_job *j = m->j;
   int64_t per = m->base[j->l->ncomp], npieces = 0;
@@ -99,7 +102,7 @@ static int add_run(ostio__model_acc *a, const objmap *m, int64_t client, int64_t
                               : (first > 0 ? first : 0) + (file >= 0 ? file * per : 0) + obj;
     rc = push(a, (ostio__flow){.client = client, .ost = ost % j->nost,
                                .object = (file + 1) * per + obj, .bytes = s->bytes,
-                               .requests = 1});
+                               .requests = 1, .tag = tag});
   }
   return rc;
 }
@@ -189,12 +192,29 @@ static int collective(ostio__model_acc *a, const ostio__model_job *j, int strate
       }
     }
   }
-  if (rc == 0) qsort(pc, np, sizeof *pc, by_agg_off);
+  if (rc == 0 && np > 1) qsort(pc, np, sizeof *pc, by_agg_off);
+  int64_t round = j->round_bytes > 0 ? j->round_bytes : DEFAULT_ROUND, used = 0;
+  int64_t tag = a->tag++;
   for (size_t i = 0, k; rc == 0 && i < np; i = k) {
+    if (i > 0 && pc[i].agg != pc[i - 1].agg) { /* a new aggregator's rounds */
+      used = 0;
+      tag = a->tag++;
+    }
     int64_t off = pc[i].off, end = off + pc[i].len;
     for (k = i + 1; k < np && pc[k].agg == pc[i].agg && pc[k].off <= end; k++)
       if (pc[k].off + pc[k].len > end) end = pc[k].off + pc[k].len;
-    rc = add_run(a, m, order[pc[i].agg], -1, off, end - off);
+    /* The run, cut where the aggregator's rounds end: a request per
+     * object per round. */
+    while (rc == 0 && off < end) {
+      int64_t take = end - off < round - used ? end - off : round - used;
+      rc = add_run(a, m, order[pc[i].agg], -1, off, take, tag);
+      off += take;
+      used += take;
+      if (used == round) {
+        used = 0;
+        tag = a->tag++;
+      }
+    }
   }
   if (rc == 0) a->naggr = naggr;
   free(pc);
@@ -212,10 +232,12 @@ static int check_job(const ostio__model_acc *a, const ostio__model_job *j, int s
   if (j->nranks != a->nranks)
     return ostio__fail(OSTIO_EINVAL, "model: a call for %lld ranks added to traffic of %lld",
                        (long long)j->nranks, (long long)a->nranks);
-  if (j->ranks_per_node < 1 || j->nost < 1 || j->co_ratio < 1 || j->cb_nodes < 0)
+  if (j->ranks_per_node < 1 || j->nost < 1 || j->co_ratio < 1 || j->cb_nodes < 0 ||
+      j->round_bytes < 0)
     return ostio__fail(OSTIO_EINVAL, "model: ranks per node %d, targets %lld, co_ratio %lld, "
-                       "cb_nodes %lld; accepted: >= 1, >= 1, >= 1, >= 0", j->ranks_per_node,
-                       (long long)j->nost, (long long)j->co_ratio, (long long)j->cb_nodes);
+                       "cb_nodes %lld, round bytes %lld; accepted: >= 1, >= 1, >= 1, >= 0, "
+                       ">= 0", j->ranks_per_node, (long long)j->nost, (long long)j->co_ratio,
+                       (long long)j->cb_nodes, (long long)j->round_bytes);
   if (strategy < 0 || strategy >= OSTIO__MS_COUNT)
     return ostio__fail(OSTIO_EINVAL, "model: strategy %d; accepted: 0 to %d", strategy,
                        OSTIO__MS_COUNT - 1);
@@ -252,7 +274,7 @@ int ostio__model_add_call(ostio__model_acc *a, const ostio__model_job *j, int st
       for (size_t i = 0; rc == 0 && i < n[r]; i++)
         if (ext[r][i].length > 0)
           rc = add_run(a, &m, r, strategy == OSTIO__MS_FPP ? r : -1, ext[r][i].offset,
-                       ext[r][i].length);
+                       ext[r][i].length, a->tag++);
   } else {
     rc = collective(a, j, strategy, &m, ext, n, lo, hi, count);
   }
@@ -267,21 +289,26 @@ static int by_client_object(const void *x, const void *y)
 {
   const ostio__flow *p = x, *q = y;
   if (p->client != q->client) return p->client < q->client ? -1 : 1;
-  return p->object < q->object ? -1 : p->object > q->object;
+  if (p->object != q->object) return p->object < q->object ? -1 : 1;
+  return p->tag < q->tag ? -1 : p->tag > q->tag;
 }
 
 int ostio__model_traffic(ostio__model_acc *a, ostio__traffic *t)
 {
-  qsort(a->flow, a->nflow, sizeof *a->flow, by_client_object);
+  if (a->nflow > 1) qsort(a->flow, a->nflow, sizeof *a->flow, by_client_object);
   size_t k = 0;
+  int64_t last_tag = -1;
   for (size_t i = 0; i < a->nflow; i++) {
     if (k > 0 && a->flow[k - 1].client == a->flow[i].client &&
         a->flow[k - 1].object == a->flow[i].object) {
       if (a->flow[k - 1].bytes > INT64_MAX - a->flow[i].bytes)
         return ostio__fail(OSTIO_ERANGE, "model: over 2^63 bytes in one flow");
       a->flow[k - 1].bytes += a->flow[i].bytes;
-      a->flow[k - 1].requests += a->flow[i].requests;
+      /* One request per round: the same tag adds bytes, not requests. */
+      if (a->flow[i].tag != last_tag) a->flow[k - 1].requests += a->flow[i].requests;
+      last_tag = a->flow[i].tag;
     } else {
+      last_tag = a->flow[i].tag;
       a->flow[k++] = a->flow[i];
     }
   }

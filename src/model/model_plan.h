@@ -38,6 +38,9 @@ typedef struct ostio__model_job {
   int64_t nost;             /* targets in the system, >= 1                    */
   int64_t co_ratio;         /* romio_lustre_co_ratio, >= 1                    */
   int64_t cb_nodes;         /* aggregators; 0: the strategy's own rule        */
+  int64_t round_bytes;      /* an aggregator's bytes per round; 0: 8 MiB, the
+                             * engine's default (cb_buffer_size 16 MiB over
+                             * its two pipelined buffers)                    */
 } ostio__model_job;
 
 /* Traffic accumulated over the calls of a pattern. */
@@ -49,6 +52,7 @@ typedef struct ostio__model_acc {
   int64_t opens;
   int64_t bytes;            /* every call's bytes, for the conservation check */
   int64_t naggr;            /* of the last collective call                    */
+  int64_t tag;              /* the next request tag (model_plan.c)            */
 } ostio__model_acc;
 
 int ostio__model_acc_init(ostio__model_acc *a, int64_t nranks);

@@ -19,6 +19,9 @@ typedef struct ostio__flow {
   int64_t bytes;           /* > 0                                              */
   int64_t requests;        /* contiguous requests, >= 1 (the simulator cuts
                             * longer ones at rpc_bytes)                        */
+  int64_t tag;             /* model_plan.c's bookkeeping while it builds the
+                            * traffic (the call and round of the bytes);
+                            * ignored by the simulator                         */
 } ostio__flow;
 
 typedef struct ostio__traffic {

@@ -20,6 +20,8 @@ static const cli_command commands[] = {
    .run = cmd_container},
   {.name = "model", .summary = "predict a pattern's bandwidth per strategy on a described cluster",
    .run = cmd_model},
+  {.name = "advise", .summary = "recommend strategy, striping, aggregators and container kind",
+   .run = cmd_advise},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `ostio advise` (issue 18): --help, exit codes and
+messages for bad flags, --json is valid JSON with one entry per knob whose
+gains multiply to the total, the lock-conflict effect on a Jaguar-like
+cluster (even on a shared file is advised away, the reason names the
+conflicts; started from the advice, everything is kept), --stats with
+statistics documents in the shape src/stats/stats_json.c writes (a shared
+file and one file of a file-per-process set; copied from real ostio-bench
+runs) and refusals of bad documents, and, when ostio-bench and mpiexec sit
+next to the tool, a document from a real 2-rank run.
+
+Run as:  python3 tests/cli/test_cli_advise.py /path/to/build/ostio [unittest options]
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import common  # noqa: E402
+from common import CliTestCase  # noqa: E402
+
+SYSTEMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "systems")
+KNOBS = ["container", "strategy", "stripe_count", "stripe_size", "cb_nodes"]
+
+
+def system(name):
+    return os.path.join(SYSTEMS, name + ".json")
+
+
+def counters(**nonzero):
+    """Every counter a file lists, {sum, max, min}; nonzero: name -> (sum, max, min)."""
+    names = ["coll_writes", "coll_reads", "indep_writes", "indep_reads", "sys_writes",
+             "sys_reads", "bytes_written", "bytes_read", "stripe_sized_writes",
+             "stripe_aligned_writes", "aggr_calls", "aggr_max", "rmw", "gaps", "rounds",
+             "rounds_total", "objects_touched", "objects_max", "osts_touched", "osts_max",
+             "strategy_auto", "strategy_even", "strategy_aligned", "strategy_ost",
+             "strategy_independent"]
+    out = {n: {"sum": 0, "max": 0, "min": 0} for n in names}
+    for n, (s, mx, mn) in nonzero.items():
+        out[n] = {"sum": s, "max": mx, "min": mn}
+    return out
+
+
+def document(nprocs, world_size, layout, strategy, ctr):
+    """A version-2 statistics document with one file (stats_json.c's keys)."""
+    f = {"file": "./ostio-bench.dat.ostio-%s" % strategy, "nprocs": nprocs, "layout": layout,
+         "strategy": strategy, "unknown_hints": [], "unknown_hints_more": 0, "counters": ctr,
+         "timers": {t: {"sum": 0.01, "max": 0.01} for t in
+                    ("time_plan", "time_exchange", "time_io", "time_wait", "time_total")},
+         "derived": {"objects_per_aggregator_max": 1, "objects_per_aggregator_mean": 1,
+                     "osts_per_aggregator_max": 1, "osts_per_aggregator_mean": 1,
+                     "bytes_per_sys_write_mean": 262144, "bytes_per_sys_read_mean": None},
+         "warnings": []}
+    return {"format": "ostio-stats", "version": 2,
+            "job": {"id": "pid1", "id_source": "pid", "pid": 1, "world_rank": 0,
+                    "world_size": world_size, "max_files": 1024},
+            "summary": {"files": 1, "files_listed": 1, "files_omitted": 0,
+                        "nprocs_max": nprocs, "bytes_written": ctr["bytes_written"]["sum"],
+                        "bytes_read": 0},
+            "files": [f]}
+
+
+# `mpiexec -n 4 ostio-bench -a ostio:even -w -b 1m -t 256k -s 2 --stripe-count 4`
+SHARED_EVEN = document(4, 4, {"stripe_count": 4, "stripe_size": 1048576, "ncomponents": 1,
+                              "source": "emulated"}, "even",
+                       counters(coll_writes=(32, 8, 8), sys_writes=(32, 8, 8),
+                                bytes_written=(8388608, 2097152, 2097152),
+                                stripe_aligned_writes=(8, 2, 2), aggr_calls=(32, 8, 8),
+                                aggr_max=(16, 4, 4), rounds=(4, 1, 1), rounds_total=(32, 8, 8),
+                                objects_touched=(32, 8, 8), objects_max=(4, 1, 1),
+                                osts_touched=(32, 8, 8), osts_max=(4, 1, 1),
+                                strategy_even=(32, 8, 8)))
+# rank 1's document of `mpiexec -n 2 ostio-bench -a ostio:independent -F -b 1m -s 2
+# --stripe-count 2` with OSTIO_STATS=json:st-%r.json
+FPP_ONE = document(1, 2, {"stripe_count": 2, "stripe_size": 1048576, "ncomponents": 1,
+                          "source": "emulated"}, "independent",
+                   counters(coll_writes=(2, 2, 2), sys_writes=(2, 2, 2),
+                            bytes_written=(2097152, 2097152, 2097152),
+                            strategy_independent=(2, 2, 2)))
+
+
+# A cluster of its own, so that recalibrating systems/ cannot change the test's answer:
+# 512 one-rank nodes on 48 disk-bound OSTs, a lock conflict costs 1 ms.
+CONFLICTS = {"ostio_system": 1, "name": "conflicts", "nodes": 512, "ranks_per_node": 1,
+             "nic_bw_MBps": 1100, "net_latency_us": 6, "oss_count": 24, "osts_per_oss": 2,
+             "oss_bw_MBps": 1100, "ost_bw_MBps": 180, "ost_req_us": 500, "lock_grant_us": 50,
+             "lock_conflict_us": 1000, "mds_ops_per_s": 5000}
+
+
+class TestAdvise(CliTestCase):
+    needs_xattrs = False
+
+    def write_json(self, name, doc):
+        path = self.p(name)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return path
+
+    def test_help(self):
+        r = self.ok("advise", "--help")
+        self.assertTrue(r.stdout.startswith("Usage: ostio advise"), r.stdout)
+        for flag in ("--system", "--ranks", "--ranks-per-node", "--strategy", "--stripe-count",
+                     "--stripe-size", "--cb-nodes", "--fpp", "--stats", "--stats-file", "--json",
+                     "-p NAME", "--btio-class"):
+            self.assertIn(flag, r.stdout)
+        self.assertEqual(r.stderr, "")
+        self.assertIn("advise", self.ok("--help").stdout)
+
+    def test_usage_errors(self):
+        s = system("jaguar-xt3")
+        cases = [
+            ([], ["--system FILE is required"]),
+            (["--system", s, "--bogus"], ["--bogus"]),
+            (["--system", s, "--strategy", "romio"], ["--strategy romio", "ost, even"]),
+            (["--system", s, "--stripe-count", "0"], ["--stripe-count 0", "1 to 2000"]),
+            (["--system", s, "--stripe-count", "4x"], ["--stripe-count 4x"]),
+            (["--system", s, "--stripe-size", "big"], ["--stripe-size big"]),
+            (["--system", s, "--ranks", "0"], ["--ranks 0"]),
+            (["--system", s, "--cb-nodes", "-1"], ["--cb-nodes -1"]),
+            (["--system", s, "--btio-class", "Z"], ["--btio-class Z"]),
+            (["--system", s, "-p", "btio", "--ranks", "2"], ["square"]),
+            (["--system", s, "--ranks", "8", "--cb-nodes", "9"], ["--cb-nodes 9"]),
+            (["--system", s, "--ranks", "6000"], ["need 6000 nodes", "--ranks-per-node"]),
+            (["--system", s, "--stats", "x.json", "-b", "1m"], ["--stats gives the pattern"]),
+            (["--system", s, "--stats-file", "0"], ["--stats-file needs --stats"]),
+            (["--system", s, "extra"], ["unexpected argument extra"]),
+        ]
+        for args, needles in cases:
+            with self.subTest(args=args):
+                self.assert_fails(2, "advise", args, needles)
+
+    def test_runtime_errors(self):
+        self.assert_fails(1, "advise", ["--system", self.p("none.json")], ["none.json"])
+        s = system("jaguar-xt3")
+        self.assert_fails(1, "advise", ["--system", s, "--stats", self.p("none.json")],
+                          ["none.json", "No such file"])
+        bad = self.write_json("bad.json", {"format": "darshan"})
+        self.assert_fails(1, "advise", ["--system", s, "--stats", bad], ["ostio-stats"])
+        path = self.p("broken.json")
+        with open(path, "w") as f:
+            f.write('{"format": "ostio-stats",')
+        self.assert_fails(1, "advise", ["--system", s, "--stats", path], ["JSON line 1"])
+        doc = self.write_json("even.json", SHARED_EVEN)
+        self.assert_fails(1, "advise", ["--system", s, "--stats", doc, "--stats-file", "1"],
+                          ["--stats-file 1", "1 files"])
+        log = json.loads(json.dumps(SHARED_EVEN))
+        log["files"][0]["layout"] = {"stripe_count": 0, "stripe_size": 0, "ncomponents": 0,
+                                     "source": "log"}
+        self.assert_fails(1, "advise", ["--system", s, "--stats", self.write_json("log.json", log)],
+                          ["no stripe layout"])
+        empty = json.loads(json.dumps(SHARED_EVEN))
+        empty["files"][0]["counters"] = counters()
+        self.assert_fails(1, "advise",
+                          ["--system", s, "--stats", self.write_json("empty.json", empty)],
+                          ["was written"])
+
+    def check_doc(self, d):
+        self.assertEqual([k["knob"] for k in d["knobs"]], KNOBS)
+        prod = 1.0
+        for k in d["knobs"]:
+            prod *= k["gain"]
+            self.assertTrue(k["reason"])
+            if not k["change"]:
+                self.assertEqual(k["gain"], 1.0, k)
+        self.assertAlmostEqual(prod, d["gain"], delta=1e-4 * d["gain"])
+        self.assertAlmostEqual(d["knobs"][-1]["bandwidth_MBps"], d["recommended"]["bandwidth_MBps"],
+                               delta=1e-3)
+        self.assertGreaterEqual(d["gain"], 1.0)
+        self.assertLessEqual(d["simulations"], 256)
+
+    def test_json_and_the_conflict_effect(self):
+        # 512 clients, even's domains on a 48-object file share every object.
+        sysf = self.write_json("conflicts.json", CONFLICTS)
+        args = ["advise", "--system", sysf, "--ranks", "512", "--strategy", "even",
+                "--stripe-count", "48", "-b", "8m", "-t", "1m"]
+        d = self.json_of(*(args + ["--json"]))
+        self.check_doc(d)
+        self.assertEqual(d["current"]["strategy"], "even")
+        self.assertIn(d["recommended"]["strategy"], ("ost", "fpp"))
+        self.assertGreater(d["gain"], 1.0)
+        self.assertGreater(d["current"]["conflicts"], 0)
+        self.assertEqual(d["recommended"]["conflicts"], 0)
+        moved = [k for k in d["knobs"] if k["change"] and k["gain"] > 1]
+        self.assertTrue(any("lock conflicts instead of" in k["reason"] for k in moved), moved)
+        # The text says the same, one line per knob and a total.
+        out = self.ok(*args).stdout.splitlines()
+        lines = [l for l in out if not l.startswith("#")]
+        self.assertEqual([l.split()[0] for l in lines[1:]], KNOBS + ["total"])
+        # Started from the recommendation, everything is kept.
+        rec = d["recommended"]
+        again = ["advise", "--system", sysf, "--ranks", "512", "-b", "8m", "-t",
+                 "1m", "--stripe-count", str(rec["stripe_count"]), "--stripe-size",
+                 str(rec["stripe_size"]), "--strategy", rec["strategy"], "--json"]
+        d2 = self.json_of(*again)
+        self.check_doc(d2)
+        self.assertEqual(d2["gain"], 1.0)
+        self.assertFalse(any(k["change"] for k in d2["knobs"]), d2["knobs"])
+
+    def test_stats_shared_file(self):
+        doc = self.write_json("even.json", SHARED_EVEN)
+        d = self.json_of("advise", "--system", system("local"), "--ranks-per-node", "4",
+                         "--stats", doc, "--json")
+        self.check_doc(d)
+        self.assertEqual(d["ranks"], 4)
+        self.assertEqual(d["pattern"]["source"], "stats")
+        # 8 MiB over 4 ranks and 8 calls: IOR -b 256k -t 256k -s 8
+        self.assertEqual((d["pattern"]["block"], d["pattern"]["segments"]), (262144, 8))
+        self.assertEqual(d["stats"]["aggregators_max"], 4)
+        cur = d["current"]
+        self.assertEqual((cur["container"], cur["strategy"], cur["stripe_count"],
+                          cur["stripe_size"]), ("shared", "even", 4, 1048576))
+        # flags override the run's choice; --ranks scales the run's pattern
+        d = self.json_of("advise", "--system", system("ranger"), "--stats", doc, "--ranks", "64",
+                         "--strategy", "aligned", "--json")
+        self.assertEqual((d["ranks"], d["current"]["strategy"]), (64, "aligned"))
+
+    def test_stats_file_per_process(self):
+        doc = self.write_json("fpp.json", FPP_ONE)
+        d = self.json_of("advise", "--system", system("local"), "--stats", doc, "--json")
+        self.check_doc(d)
+        self.assertTrue(d["stats"]["file_per_process"])
+        self.assertEqual(d["ranks"], 2)
+        self.assertEqual((d["current"]["container"], d["current"]["stripe_count"]), ("fpp", 2))
+        self.assertEqual((d["pattern"]["block"], d["pattern"]["segments"]), (1048576, 2))
+
+    def test_stats_from_a_real_run(self):
+        bench = os.path.join(os.path.dirname(common.OSTIO), "ostio-bench")
+        mpiexec = shutil.which("mpiexec")
+        if not (os.access(bench, os.X_OK) and mpiexec):
+            self.skipTest("no ostio-bench next to the tool or no mpiexec")
+        env = dict(os.environ, OSTIO_STATS="json:" + self.p("stats.json"),
+                   ASAN_OPTIONS="detect_leaks=0")
+        r = subprocess.run([mpiexec, "-n", "2", bench, "-a", "ostio:even", "-w", "-b", "1m",
+                            "-t", "256k", "-s", "2", "--stripe-count", "2", "--warmup", "0",
+                            "-o", self.p("out")], cwd=self.tmp, env=env, timeout=120,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        if r.returncode != 0 or not os.path.exists(self.p("stats.json")):
+            self.skipTest("the 2-rank run did not complete here: %s" % r.stderr[-300:])
+        d = self.json_of("advise", "--system", system("local"), "--stats", self.p("stats.json"),
+                         "--json")
+        self.check_doc(d)
+        self.assertEqual(d["ranks"], 2)
+        self.assertEqual(d["stats"]["calls_per_rank"], 8)
+        self.assertEqual((d["pattern"]["block"], d["pattern"]["segments"]), (262144, 8))
+        self.assertEqual((d["current"]["strategy"], d["current"]["stripe_count"]), ("even", 2))
+
+
+if __name__ == "__main__":
+    sys.exit(common.main())

@@ -1,0 +1,252 @@
+/* `ostio advise`'s pure part (model/advise.h), on hand-made systems where
+ * the right answer is known: many clients on few OSTs with costly lock
+ * conflicts (ost or a file per process beats even, and the reason names the
+ * conflicts), a system bound by the clients' NICs (a larger stripe count is
+ * not claimed to help), a current choice that is already the best (gain 1,
+ * every knob kept), the bound on the number of simulations, and bad input
+ * refused with OSTIO_EINVAL and a detail. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/advise.h"
+#include "model/model_plan.h"
+#include "testutil.h"
+
+#define MiB ((int64_t)1 << 20)
+
+/* IOR's segmented pattern: in call k rank r writes `block` bytes at
+ * (k * P + r) * block. */
+typedef struct seg {
+  int64_t nranks, block;
+  ostio_extent *e;
+  int fail_at;             /* call that fails (-1: none) */
+} seg;
+
+static int seg_call(void *ctx, int k, const ostio_extent **ext, size_t *n)
+{
+  seg *s = ctx;
+  if (k == s->fail_at) return OSTIO_EINVAL;
+  for (int64_t r = 0; r < s->nranks; r++) {
+    s->e[r] = (ostio_extent){.offset = (k * s->nranks + r) * s->block, .length = s->block};
+    ext[r] = &s->e[r];
+    n[r] = 1;
+  }
+  return 0;
+}
+
+static ostio__sys base_sys(void)
+{
+  ostio__sys s = {.name = "hand", .nodes = 4, .ranks_per_node = 4, .nic_bw = 10e9,
+                  .client_bw = 10e9, .net_latency = 1e-6, .noss = 2, .osts_per_oss = 2,
+                  .oss_bw = 10e9, .ost_bw = 1e9, .ost_req = 0, .rpc_bytes = 1 << 20,
+                  .lock_grant = 50e-6, .lock_conflict = 10e-3, .lock_expand = 1,
+                  .mds_rate = 1e6};
+  return s;
+}
+
+static int run(const ostio__sys *sys, seg *pat, int ncalls, ostio__advise_choice cur,
+               ostio__advise_result *r)
+{
+  pat->e = calloc((size_t)pat->nranks, sizeof *pat->e);
+  ostio__advise_input in = {.sys = sys, .nranks = pat->nranks, .ncalls = ncalls,
+                            .call = seg_call, .ctx = pat, .current = cur};
+  int rc = ostio__advise(&in, r);
+  free(pat->e);
+  pat->e = NULL;
+  return rc;
+}
+
+static void show(const char *what, const ostio__advise_result *r)
+{
+  printf("# %s: %d simulations, %.1f -> %.1f MB/s (x%.2f)\n", what, r->nsims,
+         r->current.bandwidth / 1e6, r->best.bandwidth / 1e6, r->gain);
+  for (int k = 0; k < OSTIO__ADV_NKNOBS; k++)
+    printf("#   %-12s %-16s -> %-16s x%.2f  %s\n", r->knob[k].name, r->knob[k].current,
+           r->knob[k].recommended, r->knob[k].gain, r->knob[k].reason);
+}
+
+/* 16 clients on 4 OSTs, even's domains share every object, a conflict costs
+ * 10 ms: ost (one object per aggregator) or a file per process must win. */
+static void test_conflicts(ostio__advise_result *out)
+{
+  ostio__sys sys = base_sys();
+  seg pat = {.nranks = 16, .block = 4 * MiB, .fail_at = -1};
+  ostio__advise_choice cur = {.strategy = OSTIO__MS_EVEN, .stripe_count = 4,
+                              .stripe_size = MiB};
+  ostio__advise_result r;
+  int rc = run(&sys, &pat, 1, cur, &r);
+  CHECKF(rc == 0, "%s", ostio_last_error());
+  show("conflicts", &r);
+  CHECK(r.best.c.strategy == OSTIO__MS_OST || r.best.c.strategy == OSTIO__MS_FPP);
+  CHECK(r.gain > 1.5);
+  CHECK(r.current.conflicts > 1 && r.best.conflicts < 0.5);
+  CHECK(r.knob[OSTIO__ADV_STRATEGY].change == 1);
+  CHECK(!strcmp(r.knob[OSTIO__ADV_STRATEGY].current, "even"));
+  /* The line that made the move says why: the conflicts. */
+  int k = r.best.c.strategy == OSTIO__MS_FPP ? OSTIO__ADV_CONTAINER : OSTIO__ADV_STRATEGY;
+  CHECKF(strstr(r.knob[k].reason, "lock conflicts instead of") != NULL, "%s", r.knob[k].reason);
+  CHECK(r.knob[k].gain > 1);
+  /* The lines' gains multiply to the total. */
+  double prod = 1;
+  for (int i = 0; i < OSTIO__ADV_NKNOBS; i++) prod *= r.knob[i].gain;
+  CHECKF(fabs(prod - r.gain) < 1e-9 * r.gain, "%g vs %g", prod, r.gain);
+  CHECK(fabs(r.knob[OSTIO__ADV_CB_NODES].bandwidth - r.best.bandwidth) < 1e-6);
+  /* 3 stripe counts (1, 2, 4) x 2 sizes (1m, 4m) x 5 strategies in stage A,
+   * at most 12 in stage B, at most 4 on the path. */
+  CHECK(r.nstripe_counts == 3 && r.nstripe_sizes == 2);
+  CHECKF(r.nsims >= 30 && r.nsims <= 30 + 12 + 4, "%d", r.nsims);
+  *out = r;
+}
+
+/* Started from the recommendation, nothing is left to gain. */
+static void test_already_best(const ostio__advise_result *prev)
+{
+  ostio__sys sys = base_sys();
+  seg pat = {.nranks = 16, .block = 4 * MiB, .fail_at = -1};
+  ostio__advise_result r;
+  int rc = run(&sys, &pat, 1, prev->best.c, &r);
+  CHECKF(rc == 0, "%s", ostio_last_error());
+  show("already best", &r);
+  CHECK(r.gain == 1.0);
+  CHECK(!memcmp(&r.best.c, &prev->best.c, sizeof r.best.c));
+  for (int k = 0; k < OSTIO__ADV_NKNOBS; k++) {
+    CHECK(r.knob[k].change == 0 && r.knob[k].gain == 1.0);
+    CHECK(!strcmp(r.knob[k].current, r.knob[k].recommended));
+    CHECKF(!strncmp(r.knob[k].reason, "keep", 4) || !strncmp(r.knob[k].reason, "not used", 8),
+           "%s: %s", r.knob[k].name, r.knob[k].reason);
+  }
+}
+
+/* 4 nodes of one rank, each node's NIC at 100 MB/s, 8 fast OSTs; every rank
+ * writes its own 4 MiB through its NIC whatever the striping: no stripe
+ * count may be claimed to help. */
+static void test_nic_bound(void)
+{
+  ostio__sys sys = base_sys();
+  sys.ranks_per_node = 1;
+  sys.nic_bw = sys.client_bw = 100e6;
+  sys.osts_per_oss = 4;
+  sys.lock_grant = sys.lock_conflict = 0;
+  seg pat = {.nranks = 4, .block = 4 * MiB, .fail_at = -1};
+  ostio__advise_choice cur = {.strategy = OSTIO__MS_INDEPENDENT, .stripe_count = 1,
+                              .stripe_size = MiB};
+  ostio__advise_result r;
+  int rc = run(&sys, &pat, 2, cur, &r);
+  CHECKF(rc == 0, "%s", ostio_last_error());
+  show("nic bound", &r);
+  CHECK(strstr(r.current.bottleneck, "nic") != NULL);
+  const ostio__advise_knob *k = &r.knob[OSTIO__ADV_STRIPE_COUNT];
+  CHECK(k->change == 0 && k->gain == 1.0 && !strcmp(k->recommended, "1"));
+  CHECKF(!strncmp(k->reason, "keep", 4) && strstr(k->reason, "nic"), "%s", k->reason);
+  CHECK(r.best.c.stripe_count == 1 && r.gain < OSTIO__ADVISE_MIN_GAIN);
+  /* counts 1, 2, 4, 8: 4 values */
+  CHECK(r.nstripe_counts == 4);
+}
+
+/* A system with 3,000 targets and a current choice off every list: the
+ * candidate lists are the longest they get, and the bound holds. */
+static void test_bound(void)
+{
+  ostio__sys sys = base_sys();
+  sys.noss = 300;
+  sys.osts_per_oss = 10;
+  seg pat = {.nranks = 8, .block = MiB, .fail_at = -1};
+  ostio__advise_choice cur = {.strategy = OSTIO__MS_ALIGNED, .stripe_count = 3,
+                              .stripe_size = 2 * MiB, .cb_nodes = 3};
+  ostio__advise_result r;
+  int rc = run(&sys, &pat, 1, cur, &r);
+  CHECKF(rc == 0, "%s", ostio_last_error());
+  printf("# bound: %d simulations, %d stripe counts, %d sizes\n", r.nsims, r.nstripe_counts,
+         r.nstripe_sizes);
+  CHECK(r.nstripe_counts == 13 && r.nstripe_sizes == 3);
+  CHECK(r.nsims >= 5 * 13 * 3 && r.nsims <= OSTIO__ADVISE_MAX_SIMS);
+}
+
+static void expect_einval(const char *what, const ostio__advise_input *in, const char *needle)
+{
+  ostio__advise_result r;
+  int rc = ostio__advise(in, &r);
+  const char *d = ostio_last_error();
+  CHECKF(rc == OSTIO_EINVAL && strstr(d, needle), "%s: rc %d, detail \"%s\"", what, rc, d);
+  CHECK(r.nsims == 0);
+}
+
+static void test_bad_input(void)
+{
+  ostio__sys sys = base_sys();
+  seg pat = {.nranks = 16, .block = MiB, .fail_at = -1};
+  pat.e = calloc(16, sizeof *pat.e);
+  ostio__advise_input ok = {.sys = &sys, .nranks = 16, .ncalls = 1, .call = seg_call,
+                            .ctx = &pat,
+                            .current = {.strategy = OSTIO__MS_OST, .stripe_count = 4,
+                                        .stripe_size = MiB}};
+  ostio__advise_result r;
+  CHECK(ostio__advise(NULL, &r) == OSTIO_EINVAL && r.nsims == 0);
+  CHECK(ostio__advise(&ok, NULL) == OSTIO_EINVAL);
+  ostio__advise_input in = ok;
+  in.sys = NULL;
+  expect_einval("no system", &in, "system");
+  in = ok;
+  in.call = NULL;
+  expect_einval("no callback", &in, "callback");
+  in = ok;
+  in.nranks = 17;
+  expect_einval("too many ranks", &in, "need 5 nodes");
+  in = ok;
+  in.nranks = 0;
+  expect_einval("no ranks", &in, "0 ranks");
+  in = ok;
+  in.ranks_per_node = -1;
+  expect_einval("ranks per node", &in, "ranks per node");
+  in = ok;
+  in.ncalls = 0;
+  expect_einval("no calls", &in, "0 calls");
+  in = ok;
+  in.current.strategy = OSTIO__MS_COUNT;
+  expect_einval("strategy", &in, "fpp");
+  in = ok;
+  in.current.stripe_count = 0;
+  expect_einval("stripe count", &in, "stripe count 0");
+  in = ok;
+  in.current.stripe_count = 2001;
+  expect_einval("stripe count", &in, "1 to 2000");
+  in = ok;
+  in.current.stripe_size = 0;
+  expect_einval("stripe size", &in, "stripe size 0");
+  in = ok;
+  in.current.cb_nodes = 17;
+  expect_einval("cb_nodes", &in, "cb_nodes 17");
+  in = ok;
+  ostio__sys bad = sys;
+  bad.ost_bw = 0;
+  in.sys = &bad;
+  expect_einval("system", &in, "ost_bw");
+  /* A pattern that writes nothing, and a callback that fails: passed on. */
+  in = ok;
+  pat.block = 0;
+  expect_einval("no bytes", &in, "no byte");
+  pat.block = MiB;
+  pat.fail_at = 0;
+  in = ok;
+  CHECK(ostio__advise(&in, &r) == OSTIO_EINVAL);
+  free(pat.e);
+}
+
+int main(void)
+{
+  ostio__advise_result first;
+  memset(&first, 0, sizeof first);
+  test_conflicts(&first);
+  test_already_best(&first);
+  test_nic_bound();
+  test_bound();
+  test_bad_input();
+  char buf[16];
+  ostio__advise_size_str(buf, sizeof buf, 4 * MiB);
+  CHECK(!strcmp(buf, "4m"));
+  ostio__advise_size_str(buf, sizeof buf, 65536 + 1);
+  CHECK(!strcmp(buf, "65537"));
+  return TEST_DONE();
+}
