@@ -429,9 +429,42 @@ static void scale(void)
   scale_run(1024, 128, 1);
 }
 
+/* The serial path: one client writing 4 objects on 4 OSTs, one request of
+ * 1 MiB each. Its lone paths are each grant + 1 MiB / bw_min + ost_req; with
+ * one request in flight the client waits for all four in turn, with four in
+ * flight (or no limit) for the slowest alone. */
+static void serial_path(void)
+{
+  ostio__sys s = base_sys();             /* bw_min = ost_bw = 5e8, 4 OSTs */
+  ostio__flow f[4];
+  for (int i = 0; i < 4; i++)
+    f[i] = (ostio__flow){.client = 0, .ost = i, .object = i, .bytes = MiB, .requests = 1};
+  ostio__traffic t = flows_of(f, 4, 1);
+  double path = s.lock_grant + (double)MiB / s.ost_bw + s.ost_req;
+  int rif[] = {0, 1, 2, 4};
+  double want[] = {path, 4 * path, 2 * path, path};
+  for (int i = 0; i < 4; i++) {
+    s.rpcs_in_flight = rif[i];
+    ostio__sim_result r;
+    CHECK(ostio__sim_run(&s, &t, &r) == 0);
+    CHECKF(fabs(r.t_io_phase - want[i]) < 1e-12, "rpcs_in_flight %d: I/O phase %.9f s, want %.9f",
+           rif[i], r.t_io_phase, want[i]);
+    if (rif[i] == 1 || rif[i] == 2)
+      CHECKF(strstr(r.bottleneck, "requests of rank 0") != NULL, "bottleneck %s", r.bottleneck);
+    /* the lock part of the serial path is its grants */
+    if (rif[i] == 1) CHECK(fabs(r.t_lock - 4 * s.lock_grant) < 1e-12);
+    ostio__sim_result_free(&r);
+  }
+  s.rpcs_in_flight = -1;
+  ostio__sim_result r;
+  CHECK(ostio__sim_run(&s, &t, &r) == OSTIO_EINVAL && strstr(ostio_last_error(), "rpcs_in_flight"));
+  ostio__sim_result_free(&r);
+}
+
 int main(void)
 {
   one_client_one_ost();
+  serial_path();
   rpc_cuts();
   lock_conflicts();
   oss_queue();

@@ -40,6 +40,7 @@ typedef struct sim {
   size_t *count;           /* max(nobj, nost) + 1                              */
   int64_t *stamp, *slot;   /* per rank: last key seen, its group               */
   int64_t *rank_bytes;     /* per rank                                         */
+  double *serial, *serial_lock; /* per rank: sum of its paths, their lock part  */
   group *grp;              /* min(nflow, nranks)                               */
   crit io;                 /* the I/O phase                                    */
   double lone;             /* max over groups of transfer without locks        */
@@ -83,6 +84,7 @@ static int check_sys(const ostio__sys *s)
   else if (bad_time(s->lock_conflict)) f = "lock_conflict (>= 0, finite)";
   else if (s->lock_expand != 0 && s->lock_expand != 1) f = "lock_expand (0 or 1)";
   else if (bad_rate(s->mds_rate)) f = "mds_rate (> 0, finite)";
+  else if (s->rpcs_in_flight < 0) f = "rpcs_in_flight (>= 0; 0: not limited)";
   if (f) return ostio__fail(OSTIO_EINVAL, "sim: system \"%.63s\": bad %s", s->name, f);
   return 0;
 }
@@ -275,6 +277,8 @@ static void object_costs(sim *m, int64_t ng, ostio__sim_ost *o)
     double xfer = (double)p->bytes / m->bw_min + (double)p->rpcs * s->ost_req;
     if (xfer > m->lone) m->lone = xfer;
     consider(&m->io, wait + xfer, OSTIO__SIM_PATH, p->client, wait);
+    m->serial[p->client] += wait + xfer;
+    m->serial_lock[p->client] += wait;
   }
 }
 
@@ -337,6 +341,9 @@ static void io_loads(sim *m)
     consider(&c, (double)m->rank_bytes[i] / s->client_bw, OSTIO__SIM_CLIENT, i, 0);
   if (s->net_bw > 0) consider(&c, (double)r->bytes / s->net_bw, OSTIO__SIM_NETWORK, -1, 0);
   if (!(m->io.t > c.t)) m->io = c;     /* a resource wins a tie with a path */
+  for (int64_t i = 0; s->rpcs_in_flight > 0 && i < m->t->nranks; i++)
+    consider(&m->io, m->serial[i] / s->rpcs_in_flight, OSTIO__SIM_SERIAL, i,
+             m->serial_lock[i] / s->rpcs_in_flight);
 }
 
 static int64_t at(const int64_t *a, int64_t i) { return a ? a[i] : 0; }
@@ -375,6 +382,7 @@ static void name_bottleneck(ostio__sim_result *r, const crit *c)
     [OSTIO__SIM_NONE] = "nothing", [OSTIO__SIM_OST] = "ost", [OSTIO__SIM_OSS] = "oss link",
     [OSTIO__SIM_NIC] = "nic of node", [OSTIO__SIM_CLIENT] = "client of rank",
     [OSTIO__SIM_NETWORK] = "network", [OSTIO__SIM_PATH] = "lone path of rank",
+    [OSTIO__SIM_SERIAL] = "requests of rank",
     [OSTIO__SIM_EXCH_NIC] = "exchange: nic of node",
     [OSTIO__SIM_EXCH_LATENCY] = "exchange: messages of rank",
     [OSTIO__SIM_EXCH_NETWORK] = "exchange: network", [OSTIO__SIM_MDS] = "metadata server"};
@@ -428,9 +436,11 @@ static int simulate(sim *m)
   int rc;
   m->r->ost = calloc((size_t)m->nost, sizeof *m->r->ost);
   m->rank_bytes = calloc(nr, sizeof *m->rank_bytes);
+  m->serial = calloc(nr ? nr : 1, sizeof *m->serial);
+  m->serial_lock = calloc(nr ? nr : 1, sizeof *m->serial_lock);
   m->fl_rpcs = malloc((n ? n : 1) * sizeof *m->fl_rpcs);
   m->obj = malloc((n ? n : 1) * sizeof *m->obj);
-  if (!m->r->ost || !m->rank_bytes || !m->fl_rpcs || !m->obj)
+  if (!m->r->ost || !m->rank_bytes || !m->fl_rpcs || !m->obj || !m->serial || !m->serial_lock)
     return ostio__fail(OSTIO_ENOMEM, "sim: no memory for %zu flows, %zu ranks, %lld OSTs", n, nr,
                        (long long)m->nost);
   m->r->nost = m->nost;
@@ -464,6 +474,8 @@ int ostio__sim_run(const ostio__sys *s, const ostio__traffic *t, ostio__sim_resu
   free(m.stamp);
   free(m.slot);
   free(m.rank_bytes);
+  free(m.serial);
+  free(m.serial_lock);
   free(m.grp);
   if (rc) ostio__sim_result_free(r);
   return rc;

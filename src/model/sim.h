@@ -43,7 +43,12 @@
  *   bw_min = min(client_bw, nic_bw, oss_bw, ost_bw, net_bw if > 0)
  *   wait_g = lock_grant + r_g (1 - r_g / R_j) lock_conflict   (lock_expand 1)
  *          = r_g * lock_grant                                 (lock_expand 0)
- *   t_io_phase = max(every resource load, every path_g)      (0 without flows)
+ * Serial path of client c (when rpcs_in_flight > 0): a client keeps at most
+ * rpcs_in_flight requests outstanding, each waiting for its lock and its
+ * transfer, across all the objects it writes:
+ *   serial_c = sum_{g of c} path_g / rpcs_in_flight
+ *   t_io_phase = max(every resource load, every path_g, every serial_c)
+ *                                                            (0 without flows)
  *
  * The I/O phase is split, in this order, into
  *   t_io    = min(t_io_phase, max_g (bytes_g / bw_min + rpcs_g * ost_req)):
@@ -79,6 +84,8 @@ typedef enum ostio__sim_res {
   OSTIO__SIM_CLIENT,       /* I/O: a process's file system client (the rank)   */
   OSTIO__SIM_NETWORK,      /* I/O: the network's aggregate cap                 */
   OSTIO__SIM_PATH,         /* I/O: one client's lone path (index: the rank)    */
+  OSTIO__SIM_SERIAL,       /* I/O: one client's requests, rpcs_in_flight at a
+                            * time (index: the rank)                           */
   OSTIO__SIM_EXCH_NIC,     /* exchange: a node's NIC bytes (index: the node)   */
   OSTIO__SIM_EXCH_LATENCY, /* exchange: a rank's messages (index: the rank)    */
   OSTIO__SIM_EXCH_NETWORK, /* exchange: the network's aggregate cap            */

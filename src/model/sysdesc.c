@@ -79,6 +79,11 @@ static const field fields[] = {
   {.key = "rpc_bytes", .member = "rpc_bytes", .kind = K_I64, .off = OFF(rpc_bytes),
    .scale = 1, .lo = 4096, .hi = 4294967296.0, .required = 0, .dflt = 1048576,
    .unit = "bytes", .what = "the largest request a client sends"},
+  {.key = "client_rpcs_in_flight", .member = "rpcs_in_flight", .kind = K_INT,
+   .off = OFF(rpcs_in_flight), .scale = 1, .lo = 0, .hi = 256, .required = 0, .dflt = 8,
+   .unit = "requests",
+   .what = "requests one client keeps in flight at once (Lustre's max_rpcs_in_flight; "
+           "1: one at a time, as liblustre; 0: not limited)"},
   TIME("lock_grant_us", lock_grant, "an uncontended extent lock granted"),
   TIME("lock_conflict_us", lock_conflict,
        "a conflicting lock request: callback, the holder's flush and cancel, the grant"),

@@ -28,6 +28,10 @@ typedef struct ostio__sys {
   double ost_bw;           /* bytes/s: one target, large sequential requests   */
   double ost_req;          /* s: service time per request besides its bytes    */
   int64_t rpc_bytes;       /* largest request a client sends (bytes)           */
+  int rpcs_in_flight;      /* requests one client keeps in flight at once
+                            * (Lustre's max_rpcs_in_flight, 8; 1: one at a
+                            * time, as liblustre); 0: not limited (structs
+                            * filled by hand)                                  */
   /* LDLM extent locks */
   double lock_grant;       /* s: an uncontended lock granted                   */
   double lock_conflict;    /* s: a conflicting request: callback to the holder,
