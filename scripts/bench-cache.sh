@@ -6,6 +6,7 @@
 # Defaults: build/test, ./bench-cache.tmp (the file system of the checkout)
 # and /dev/shm. 2 ranks (BTIO: 4); each case prints ostio-bench's summary.
 set -euo pipefail
+case "${1:-}" in -h|--help) sed -n '2,7p' "$0"; exit 0 ;; esac
 build=${1:-build/test}
 disk=${2:-./bench-cache.tmp}
 tmp=${3:-/dev/shm}

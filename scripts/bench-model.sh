@@ -4,7 +4,7 @@
 # strategies per run. A benchmark, not a test: nothing is asserted.
 #   scripts/bench-model.sh [BUILD_DIR]      (default build/test)
 set -euo pipefail
-case "${1:-}" in -h|--help) sed -n '2,6p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,5p' "$0"; exit 0 ;; esac
 build=${1:-build/test}
 ostio="$build/ostio"
 [ -x "$ostio" ] || { echo "bench-model.sh: $ostio not found; build first (cmake --build $build)" >&2; exit 2; }
