@@ -230,7 +230,7 @@ static void random_sys(tu_rng *g, ostio__sys *s)
 static void random_case(tu_rng *g, rcase *c, int one_to_one)
 {
   random_sys(g, &c->s);
-  int64_t nost = ostio__sim_nost(&c->s);
+  int64_t nost = ostio__sys_nost(&c->s);
   c->t = (ostio__traffic){.nranks = tu_rng_range(g, 1, c->s.nodes * c->s.ranks_per_node),
                           .flow = c->f, .nflow = (size_t)tu_rng_range(g, 0, 200),
                           .opens = tu_rng_range(g, 0, 3)};

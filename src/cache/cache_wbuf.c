@@ -57,6 +57,18 @@ int ostio__cache_wbuf_fits(const ostio__cache_wbuf *w, int64_t len, size_t npiec
   return len <= w->cap - w->used && npieces <= w->caprec - w->nrec;
 }
 
+/* Adds [off, off+len) (len > 0) to the hull of the buffered bytes. */
+static void widen(ostio__cache_wbuf *w, int64_t off, int64_t len)
+{
+  if (w->lo >= w->hi) {
+    w->lo = off;
+    w->hi = off + len;
+  } else {
+    if (off < w->lo) w->lo = off;
+    if (off + len > w->hi) w->hi = off + len;
+  }
+}
+
 void ostio__cache_wbuf_add(ostio__cache_wbuf *w, const ostio__cache_piece *p, int64_t set,
                            int64_t off, const void *src)
 {
@@ -65,13 +77,7 @@ void ostio__cache_wbuf_add(ostio__cache_wbuf *w, const ostio__cache_piece *p, in
                            .at = w->used, .set = set, .seq = w->seq++, .owner = p->owner};
   memcpy(w->arena + w->used, src, (size_t)p->len);
   w->used += p->len;
-  if (w->lo >= w->hi) {
-    w->lo = off;
-    w->hi = off + p->len;
-  } else {
-    if (off < w->lo) w->lo = off;
-    if (off + p->len > w->hi) w->hi = off + p->len;
-  }
+  widen(w, off, p->len);
 }
 
 int ostio__cache_wbuf_overlaps(const ostio__cache_wbuf *w, int64_t off, int64_t len)
@@ -100,14 +106,7 @@ void ostio__cache_wbuf_compact(ostio__cache_wbuf *w, int64_t page_bytes)
   for (size_t i = 0; i < w->nrec; i++) {
     const ostio__cache_wrec *r = &w->rec[i];
     if (r->len <= 0) continue;
-    int64_t off = r->page * page_bytes + r->in_page;
-    if (w->lo >= w->hi) {
-      w->lo = off;
-      w->hi = off + r->len;
-    } else {
-      if (off < w->lo) w->lo = off;
-      if (off + r->len > w->hi) w->hi = off + r->len;
-    }
+    widen(w, r->page * page_bytes + r->in_page, r->len);
     w->rec[k++] = *r;
   }
   w->nrec = k;

@@ -193,12 +193,8 @@ int ostio__cache_xget(ostio__cache *c, int owner, int64_t disp, void *buf, int64
 int ostio__cache_xput(ostio__cache *c, int owner, int64_t disp, const void *buf, int64_t n,
                       const char *what)
 {
-  if (c->shm) {
-    memcpy(c->peer[owner] + disp, buf, (size_t)n);
-    return 0;
-  }
-  return rma_done(c, MPI_Put(buf, (int)n, MPI_BYTE, owner, (MPI_Aint)disp, (int)n, MPI_BYTE,
-                             c->win), what, owner);
+  int rc = ostio__cache_xput_later(c, owner, disp, buf, n, what);
+  return rc < 0 ? rc : ostio__cache_xflush(c, owner, what);
 }
 
 /* Atomic add (add = 0: an atomic read), *old the value before. Acquire and

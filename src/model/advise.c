@@ -189,7 +189,7 @@ static int simulate(ctx *x, const choice *c, eval *e)
   memset(&res, 0, sizeof res);
   int rc = ostio__layout_simple(c->stripe_size, (int32_t)c->stripe_count, -1, &l);
   ostio__model_job j = {.l = l, .nranks = in->nranks, .ranks_per_node = x->sys.ranks_per_node,
-                        .nost = ostio__sim_nost(&x->sys), .co_ratio = 1, .cb_nodes = c->cb_nodes};
+                        .nost = ostio__sys_nost(&x->sys), .co_ratio = 1, .cb_nodes = c->cb_nodes};
   acc_reset(&x->acc);
   for (int k = 0; rc == 0 && k < in->ncalls; k++) {
     rc = in->call(in->ctx, k, x->ext, x->n);
@@ -238,7 +238,7 @@ static void add_value(int64_t *v, int *n, int cap, int64_t value)
 
 static void value_lists(ctx *x)
 {
-  int64_t nost = ostio__sim_nost(&x->sys);
+  int64_t nost = ostio__sys_nost(&x->sys);
   int64_t bound = nost < OSTIO_MAX_STRIPE_COUNT ? nost : OSTIO_MAX_STRIPE_COUNT;
   for (int64_t k = 1; k <= bound; k *= 2) add_value(x->counts, &x->ncounts, MAX_COUNTS, k);
   add_value(x->counts, &x->ncounts, MAX_COUNTS, bound);

@@ -459,7 +459,7 @@ int ostio__sim_run(const ostio__sys *s, const ostio__traffic *t, ostio__sim_resu
 {
   if (r) memset(r, 0, sizeof *r);
   if (!s || !t || !r) return ostio__fail(OSTIO_EINVAL, "sim: NULL argument");
-  int64_t nost = ostio__sim_nost(s);
+  int64_t nost = ostio__sys_nost(s);
   int rc = check_sys(s);
   if (!rc) rc = check_traffic(s, t, nost);
   if (rc) return rc;

@@ -70,11 +70,6 @@
 #include "model/sysdesc.h"
 #include "model/traffic.h"
 
-/* Targets of a system, without ostio__sys_nost (sysdesc.c): noss * osts_per_oss. */
-static inline int64_t ostio__sim_nost(const ostio__sys *s)
-{
-  return (int64_t)s->noss * (int64_t)s->osts_per_oss;
-}
 
 typedef enum ostio__sim_res {
   OSTIO__SIM_NONE = 0,     /* nothing to do: time 0                            */
