@@ -54,14 +54,15 @@ OSTIO_API void ostio_version(int *major, int *minor, int *patch);
   X(EISDIR,    -16, "is a directory")                                        \
   X(ENOTDIR,   -17, "not a directory")                                     \
   X(EOVERLAP,  -18, "overlapping extents in one collective call")             \
-  X(EFBIG,     -19, "file too large")
+  X(EFBIG,     -19, "file too large")                                        \
+  X(ESTAGED,   -20, "data staged on another node, not drained yet")
 
 typedef enum {
   OSTIO_OK = 0,
 #define OSTIO_ERRNO_ENUM_(name, value, msg) OSTIO_##name = (value),
   OSTIO_ERRNO_MAP(OSTIO_ERRNO_ENUM_)
 #undef OSTIO_ERRNO_ENUM_
-  OSTIO_ERRNO_MIN_ = -20
+  OSTIO_ERRNO_MIN_ = -21
 } ostio_errno;
 
 /* Message for an error code ("unknown error" for values not in the map). */

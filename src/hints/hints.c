@@ -46,8 +46,11 @@ static const char *const container_words[] = {
   [OSTIO__CONTAINER_LOG] = "log", NULL};
 
 static const char *const log_writers_words[] = {"rank", "node", NULL};
+static const char *const stage_sync_words[] = {
+  [OSTIO__STAGE_SYNC_CLOSE] = "close", [OSTIO__STAGE_SYNC_DRAIN] = "drain", NULL};
 
 static int check_config_list(const char *key, const char *value);
+static int check_stage_dir(const char *key, const char *value);
 
 #define STRIPE_UNIT_MAX INT64_C(4294967295) /* Lustre keeps it in a u32 */
 
@@ -90,7 +93,10 @@ static int check_config_list(const char *key, const char *value);
   SIZE_(ostio_cache_page,            0, 1, INT64_C(1) << 40)                     \
   SIZE_(ostio_cache_size,            INT64_C(64) << 20, 1, INT64_C(1) << 40)     \
   SIZE_(ostio_cache_bypass,          0, 1, INT64_MAX)                            \
-  BOOL_(ostio_atomic,                0)
+  BOOL_(ostio_atomic,                0)                                          \
+  STR_(ostio_stage_dir,              "", check_stage_dir)                        \
+  SIZE_(ostio_stage_bandwidth,       0, 1, INT64_MAX)                            \
+  ENUM_(ostio_stage_sync,            OSTIO__STAGE_SYNC_CLOSE, stage_sync_words)
 
 #define OFF_(f) .key = #f, .off = offsetof(ostio__hints, f)
 #define D_SIZE_(f, d, lo, hi) {OFF_(f), .type = H_SIZE, .dflt = (d), .min = (lo), .max = (hi)},
@@ -302,6 +308,18 @@ static int parse_value(const hint_desc *d, const char *key, const char *value, i
     return d->check ? d->check(key, value) : 0;
   }
   return ostio__fail(OSTIO_EINVAL, "hint %s: internal table error", key);
+}
+
+/* ostio_stage_dir: "" (no staging) or an absolute path without line
+ * breaks (it is written into the container's stage records). */
+static int check_stage_dir(const char *key, const char *value)
+{
+  if (!value[0]) return 0;
+  if (value[0] != '/' || strpbrk(value, "\n\r"))
+    return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": an absolute path of a node-local "
+                       "directory (e.g. /local/scratch) is accepted, or \"\" for no staging",
+                       key, QV(value));
+  return 0;
 }
 
 /* cb_config_list: the grammar of hints/cblist.h, which the planner

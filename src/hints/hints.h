@@ -20,6 +20,10 @@ typedef enum {
   OSTIO__CONTAINER_PLAIN = 0, OSTIO__CONTAINER_STRIPED, OSTIO__CONTAINER_LOG
 } ostio__container_hint;
 
+/* ostio_stage_sync: close waits for the node's drain (always); drain: every
+ * ostio_sync does too (docs/staging.md). */
+typedef enum { OSTIO__STAGE_SYNC_CLOSE = 0, OSTIO__STAGE_SYNC_DRAIN } ostio__stage_sync;
+
 /* An unknown key that looks meant for ostio (romio_*, cb_*, striping_*, or
  * close to a known key), kept for `ostio hints` and the statistics report.
  * Fixed-size: ostio__hints is broadcast as raw bytes at open. */
@@ -58,6 +62,9 @@ typedef struct ostio__hints {
   int64_t ostio_cache_size;        /* cache bytes per rank, default 64 MiB    */
   int64_t ostio_cache_bypass;      /* larger requests skip the cache; 0 = 4 pages */
   int     ostio_atomic;            /* MPI atomic mode through the cache       */
+  char    ostio_stage_dir[1024];   /* log containers: node-local stage; "" none */
+  int64_t ostio_stage_bandwidth;   /* bytes/s of a node's background drain; 0 any */
+  int     ostio_stage_sync;        /* ostio__stage_sync: when a drain is awaited */
   uint64_t given;                  /* bit i: hint i was set explicitly        */
   int     nunknown;                /* entries used in unknown[]               */
   int     unknown_more;            /* unknown keys that did not fit           */

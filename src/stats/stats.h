@@ -49,7 +49,9 @@
   X(cache_lock_waits,      SUM, "cache: page-set locks that had to wait")        \
   X(cache_flush_writes,    SUM, "cache: write-backs of dirty pages")             \
   X(cache_flush_bytes,     SUM, "cache: dirty bytes written back")               \
-  X(cache_memory,          MAX, "cache: bytes of memory on the largest rank")
+  X(cache_memory,          MAX, "cache: bytes of memory on the largest rank")    \
+  X(stage_bytes,           SUM, "staging: bytes written to node-local stage logs") \
+  X(stage_drained_bytes,   SUM, "staging: bytes the node leaders drained to the container")
 
 /* X(name, description): seconds, summed over calls; the report shows the
  * largest rank and the mean. */
@@ -58,7 +60,9 @@
   X(time_exchange, "posting and completing the data exchange")                     \
   X(time_io,       "system reads and writes")                                      \
   X(time_wait,     "waiting for the exchange after the I/O of a round")            \
-  X(time_total,    "inside collective calls, end to end")
+  X(time_total,    "inside collective calls, end to end")                          \
+  X(time_stage_drain, "staging: node leaders' drains (background and final)")     \
+  X(time_stage_wait,  "staging: close and sync waiting for a drain")
 
 typedef enum {
 #define OSTIO__STAT_ENUM_(n, r, d) OSTIO__STAT_##n,

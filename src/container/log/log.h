@@ -71,8 +71,10 @@ typedef struct ostio__logent {
   ostio__logrec r;
   uint64_t idx;
   int32_t src;
-  int32_t lost;            /* a WRITE whose data log lacks its bytes (shorter, or
-                            * no such writer): resolving them is OSTIO_EFORMAT */
+  int32_t lost;            /* 1: a WRITE whose data log lacks its bytes (shorter, or
+                            * no such writer): resolving them is OSTIO_EFORMAT;
+                            * 2: the same for a staged writer (not drained yet):
+                            * OSTIO_ESTAGED */
 } ostio__logent;
 int ostio__logent_cmp(const void *a, const void *b);
 
@@ -132,8 +134,12 @@ typedef struct ostio__logsrc {
   int32_t hostdir;
   int32_t flags;           /* OSTIO__LOGSRC_*                              */
   int64_t index_size, data_size;   /* when listed                           */
+  uint64_t stage_host;     /* STAGED: hash of the record's host (0: unknown) */
 } ostio__logsrc;
-enum { OSTIO__LOGSRC_INDEX = 1, OSTIO__LOGSRC_DATA = 2, OSTIO__LOGSRC_COVERED = 4 };
+/* STAGED: a stage record hostdir.HHH/stage.S.W says the logs are (also) in
+ * a node-local stage directory, not all drained yet (log_stage.h). */
+enum { OSTIO__LOGSRC_INDEX = 1, OSTIO__LOGSRC_DATA = 2, OSTIO__LOGSRC_COVERED = 4,
+       OSTIO__LOGSRC_STAGED = 8 };
 
 typedef struct ostio__logdir {
   char *path;
@@ -141,6 +147,7 @@ typedef struct ostio__logdir {
   ostio__manifest m;
   ostio__logsrc *src;      /* sorted by (session, writer)                  */
   int *fd;                 /* data log fds, opened lazily (-1)              */
+  int *sfd;                /* stage directory fds (-2 unresolved, -1 none)  */
   size_t nsrc, capsrc;
   uint32_t max_session;    /* the largest session found                     */
   int compact;             /* index.compact exists and covers its logs      */
@@ -177,6 +184,10 @@ int ostio__log_load_compact(ostio__logdir *d, ostio__logent **e, size_t *n, size
 int ostio__log_load_all(ostio__logdir *d, ostio__logmap *map, ostio__logload *st);
 /* Data log fd of src (opened read-only on first use). */
 int ostio__log_data_fd(ostio__logdir *d, int32_t src, int *fd);
+/* The same, and for a writer staged on another node (log_stage.h) waits
+ * until the container's copy holds `need` bytes, while that node's drain
+ * brings bytes; OSTIO_ESTAGED after 10 s without progress. */
+int ostio__log_data_upto(ostio__logdir *d, int32_t src, int64_t need, int *fd);
 /* Serial read through the map: holes and cut bytes are zeros. */
 int ostio__log_read(ostio__logdir *d, ostio__logmap *map, ostio__logres *res, int64_t off,
                     int64_t len, void *buf);
@@ -189,7 +200,8 @@ int32_t ostio__log_hostdir_of(const char *host, int32_t hostdirs);
 /* "hostdir.HHH/data.S.W" (or index) into buf. */
 void ostio__log_name(char *buf, size_t cap, int32_t hostdir, const char *what,
                      uint32_t session, uint32_t writer);
-/* Parses a log file name ("data.S.W" / "index.S.W"): 1 data, 2 index, 0 other. */
+/* Parses a log file name ("data.S.W" / "index.S.W" / "stage.S.W"): 1 data,
+ * 2 index, 3 stage record, 0 other. */
 int ostio__log_parse_name(const char *name, uint32_t *session, uint32_t *writer);
 
 /* ---- logwriter.c (on disk) ----------------------------------------------------
@@ -199,6 +211,9 @@ typedef struct ostio__logw {
   uint32_t session, writer;
   int32_t hostdir;
   int dfd, ifd, hfd;       /* data, index, hostdir                            */
+  int sdirfd;              /* staged (log_stage.h): the stage directory, its
+                            * path and this node's name; -1: not staged      */
+  const char *stage_dir, *stage_host;
   int64_t dend, iend;      /* append positions                              */
   uint64_t nrec;           /* records in the index log                      */
   int dir_dirty;           /* new names not fsync'ed yet                    */
@@ -209,6 +224,10 @@ typedef struct ostio__logw {
 void ostio__logw_init(ostio__logw *w, ostio__logdir *d, uint32_t session, uint32_t writer,
                       int32_t hostdir);
 int ostio__logw_create(ostio__logw *w);
+/* Before the first write: the logs go to the stage directory sdirfd (path
+ * dir, kept by the caller) of node host, with a stage record in the
+ * container (log_stage.h). */
+void ostio__logw_stage(ostio__logw *w, int sdirfd, const char *dir, const char *host);
 /* Records that data at [pstart, pstart+len) of the data log (already
  * written) holds logical [lstart, lstart+len); may append a record. */
 int ostio__logw_piece(ostio__logw *w, uint64_t seq, int64_t lstart, int64_t len,

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "container/log/log.h"
+#include "container/log/log_stage.h"
 #include "core/access.h"
 #include "core/agree.h"
 #include "core/error.h"
@@ -37,6 +38,7 @@ struct ostio__loghandle {
   int32_t own_src;         /* this rank's data log in d->src (-1: read-only)  */
   MPI_Datatype ent_type;
   MPI_Comm node;           /* writers=node, writable: the node's ranks      */
+  ostio__logstage *stage;  /* ostio_stage_dir: node-local staging, else NULL */
   int *counts, *displs;    /* per rank, allocated at open (agreed)          */
 };
 
@@ -168,6 +170,38 @@ done:
   return rc;
 }
 
+/* For each staged src of the listing, the lowest rank on the node that
+ * holds it (-1: none in this job); *out NULL when nothing is staged.
+ * Collective (the listing is the same on every rank). */
+static int staged_loaders(ostio_file *fh, const ostio__logdir *d, int **out)
+{
+  size_t nst = 0;
+  *out = NULL;
+  for (size_t i = 0; i < d->nsrc; i++) nst += (d->src[i].flags & OSTIO__LOGSRC_STAGED) != 0;
+  if (nst == 0) return 0;
+  ostio__logstage_identify(fh);
+  uint64_t mine = ostio__stage_host_hash(ostio__stage_self());
+  uint64_t *hh = malloc((size_t)fh->nprocs * sizeof *hh);
+  int *who = malloc((d->nsrc + 1) * sizeof *who);
+  int rc = hh && who ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
+  if ((rc = ostio__agree(fh->comm, rc)) == 0) {
+    MPI_Allgather(&mine, 1, MPI_UINT64_T, hh, 1, MPI_UINT64_T, fh->comm);
+    for (size_t i = 0; i < d->nsrc; i++) {
+      who[i] = -1;
+      for (int r = 0; (d->src[i].flags & OSTIO__LOGSRC_STAGED) && r < fh->nprocs; r++)
+        if (d->src[i].stage_host && hh[r] == d->src[i].stage_host) {
+          who[i] = r;
+          break;
+        }
+    }
+    *out = who;
+    who = NULL;
+  }
+  free(hh);
+  free(who);
+  return rc;
+}
+
 static int log_open(ostio_file *fh, MPI_Info info)
 {
   (void)info;
@@ -230,6 +264,7 @@ static int log_open(ostio_file *fh, MPI_Info info)
     if ((rc = ostio__agree(fh->comm, rc < 0 ? rc : 0)) < 0) return rc;
     L->own_src = ostio__log_src_find(L->d, L->session, (uint32_t)fh->rank);
     if (fh->rank != 0) ostio__logw_init(&L->w, L->d, L->session, (uint32_t)fh->rank, hd);
+    if ((rc = ostio__logstage_open(fh, L->d, L->session, &L->w, hd, &L->stage)) < 0) return rc;
   }
   /* The map: each rank loads a share of the index logs (rank 0 also a current
    * index.compact), then every rank gets all of them. */
@@ -239,12 +274,17 @@ static int log_open(ostio_file *fh, MPI_Info info)
     size_t n = 0, cap = 0, k = 0;
     ostio__logload st = {0};
     if (fh->rank == 0) rc = ostio__log_load_compact(L->d, &e, &n, &cap, &st);
+    int *stager = NULL; /* a staged log is loaded on its own node when a rank is there */
+    if (rc == 0) rc = staged_loaders(fh, L->d, &stager);
     for (size_t i = 0; rc == 0 && i < L->d->nsrc; i++) {
       const ostio__logsrc *s = &L->d->src[i];
-      if (!(s->flags & OSTIO__LOGSRC_INDEX) || (s->flags & OSTIO__LOGSRC_COVERED)) continue;
-      if (k++ % (size_t)fh->nprocs == (size_t)fh->rank)
-        rc = ostio__log_load_src(L->d, i, &e, &n, &cap, &st);
+      if (!(s->flags & (OSTIO__LOGSRC_INDEX | OSTIO__LOGSRC_STAGED)) ||
+          (s->flags & OSTIO__LOGSRC_COVERED))
+        continue;
+      int who = stager && stager[i] >= 0 ? stager[i] : (int)(k++ % (size_t)fh->nprocs);
+      if (who == fh->rank) rc = ostio__log_load_src(L->d, i, &e, &n, &cap, &st);
     }
+    free(stager);
     if ((rc = ostio__agree(fh->comm, rc)) == 0) rc = gather(fh, e, n, 1);
     free(e);
     if (rc < 0) return rc;
@@ -268,6 +308,7 @@ static void log_discard(ostio_file *fh)
 {
   struct ostio__loghandle *L = fh->kind_data;
   if (!L) return;
+  ostio__logstage_free(&L->stage);
   ostio__logw_close(&L->w);
   ostio__log_close(&L->d);
   ostio__logmap_free(&L->map);
@@ -283,9 +324,12 @@ static int log_close(ostio_file *fh)
 {
   struct ostio__loghandle *L = fh->kind_data;
   int rc = L->w.dfd >= 0 ? ostio__logw_flush(&L->w) : 0;
+  if (L->stage) ostio__stat_add(&fh->stats, OSTIO__STAT_stage_bytes, L->w.dend);
   int rc2 = ostio__logw_close(&L->w);
   if (rc == 0) rc = rc2;
   rc = ostio__agree(fh->comm, rc);
+  /* Staged: the node's complete drain before the size is published. */
+  if (rc == 0 && L->stage) rc = ostio__logstage_close(fh, &L->stage);
   rc2 = 0;
   /* Derived from every index, not from this job's writes alone: another job
    * or a preloaded process may have written too (logsize.c). */
@@ -333,6 +377,7 @@ static int log_sync(ostio_file *fh)
   int rc = L->w.dfd >= 0 ? ostio__logw_sync(&L->w) : 0;
   if (rc == 0) rc = own_to_map(L);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+  if (L->stage && (rc = ostio__logstage_sync(fh, L->stage)) < 0) return rc;
   if ((rc = next_epoch(fh)) < 0) return rc;
   if (L->readable && (rc = refresh(fh)) < 0) return rc;
   return next_epoch(fh);
@@ -401,7 +446,7 @@ static int do_reads(ostio_file *fh, rlist *rl)
            rl->r[i].buf == q.buf + q.len)
       q.len += rl->r[i++].len;
     int fd;
-    if ((rc = ostio__log_data_fd(L->d, q.src, &fd)) < 0) break;
+    if ((rc = ostio__log_data_upto(L->d, q.src, q.phys + q.len, &fd)) < 0) break;
     fh->io.fd = fd;
     rc = ostio__io_pread(&fh->io, q.buf, (size_t)q.len, q.phys);
   }

@@ -31,6 +31,28 @@ int ostio__log_node_comm(MPI_Comm comm, MPI_Comm *node);
 int ostio__log_funnel(MPI_Comm node, ostio__io *io, ostio__logw *w, uint64_t seq,
                       int64_t round, const ostio__lext *e, size_t n, const char *buf);
 
+/* Node-local staging (log/log_file_stage.c, docs/staging.md). NULL when the
+ * handle does not stage. All collective on the handle's communicator. */
+struct ostio_file;
+typedef struct ostio__logstage ostio__logstage;
+/* At a writing open, after the session is claimed and the writers' srcs
+ * are listed: with ostio_stage_dir set, w's logs go to the node's stage
+ * directory and the node leader's drain thread starts; *out stays NULL
+ * without the hint. */
+int ostio__logstage_open(struct ostio_file *fh, ostio__logdir *d, uint32_t session,
+                         ostio__logw *w, int32_t hostdir, ostio__logstage **out);
+/* After every rank synced its logs: the node's new index records reach the
+ * container, and with ostio_stage_sync=drain every staged byte. */
+int ostio__logstage_sync(struct ostio_file *fh, ostio__logstage *s);
+/* After every rank closed its logs: the complete drain, then the stage
+ * records and files go; frees *s. */
+int ostio__logstage_close(struct ostio_file *fh, ostio__logstage **s);
+/* Sets this rank's node name for staging (ostio__stage_self): the host
+ * name, or the test knob's simulated node. */
+void ostio__logstage_identify(const struct ostio_file *fh);
+/* Stops the thread and frees without draining (failed opens, discard). */
+void ostio__logstage_free(ostio__logstage **s);
+
 /* The log kind's prepare (collective: counts the nodes writing into
  * fh->prepared) and create (rank 0: hostdirs ceil(sqrt(nodes))). */
 struct ostio_file;

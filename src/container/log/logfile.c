@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "container/log/log.h"
+#include "container/log/log_stage.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/fdio.h"
 
@@ -58,7 +61,8 @@ static int dec(const char **p, uint64_t max, uint64_t *out)
 
 int ostio__log_parse_name(const char *name, uint32_t *session, uint32_t *writer)
 {
-  int kind = !strncmp(name, "data.", 5) ? 1 : !strncmp(name, "index.", 6) ? 2 : 0;
+  int kind = !strncmp(name, "data.", 5) ? 1 : !strncmp(name, "index.", 6) ? 2
+             : !strncmp(name, "stage.", 6) ? 3 : 0;
   if (!kind) return 0;
   const char *p = name + (kind == 1 ? 5 : 6);
   uint64_t s, w;
@@ -108,6 +112,9 @@ void ostio__log_close(ostio__logdir **dp)
   if (!d) return;
   for (size_t i = 0; d->fd && i < d->nsrc; i++)
     if (d->fd[i] >= 0) close(d->fd[i]);
+  for (size_t i = 0; d->sfd && i < d->nsrc; i++)
+    if (d->sfd[i] >= 0) close(d->sfd[i]);
+  free(d->sfd);
   if (d->dirfd >= 0) close(d->dirfd);
   ostio__manifest_free(&d->m);
   free(d->src);
@@ -139,8 +146,10 @@ int ostio__log_src_add(ostio__logdir *d, uint32_t session, uint32_t writer, int3
     ostio__logsrc *s = realloc(d->src, c * sizeof *s);
     int *f = s ? realloc(d->fd, c * sizeof *f) : NULL;
     if (s) d->src = s;
-    if (!s || !f) return ostio__fail(OSTIO_ENOMEM, "out of memory listing log files");
-    d->fd = f;
+    if (f) d->fd = f;
+    int *g = f ? realloc(d->sfd, c * sizeof *g) : NULL;
+    if (!s || !f || !g) return ostio__fail(OSTIO_ENOMEM, "out of memory listing log files");
+    d->sfd = g;
     d->capsrc = c;
   }
   size_t i = d->nsrc;
@@ -148,10 +157,12 @@ int ostio__log_src_add(ostio__logdir *d, uint32_t session, uint32_t writer, int3
                    (d->src[i - 1].session == session && d->src[i - 1].writer > writer))) {
     d->src[i] = d->src[i - 1];
     d->fd[i] = d->fd[i - 1];
+    d->sfd[i] = d->sfd[i - 1];
     i--;
   }
   d->src[i] = (ostio__logsrc){.session = session, .writer = writer, .hostdir = hostdir};
   d->fd[i] = -1;
+  d->sfd[i] = -2;
   d->nsrc++;
   if (session > d->max_session) d->max_session = session;
   return (int)i;
@@ -183,6 +194,22 @@ static int open_in(const ostio__logdir *d, int32_t h, const char *name, int flag
   if (fd >= 0) fcntl(fd, F_SETFL, flags & O_APPEND);
   errno = e;
   return fd;
+}
+
+/* Src i's data or index log, read-only: the staged copy when the writer is
+ * staged on this node (and its file is still there: a finished drain
+ * removes it after the container's copy is complete), else the container's. */
+static int open_src(ostio__logdir *d, size_t i, const char *what)
+{
+  char name[64];
+  const ostio__logsrc *s = &d->src[i];
+  ostio__log_name(name, sizeof name, s->hostdir, what, s->session, s->writer);
+  int sfd = ostio__stage_local_fd(d, i);
+  if (sfd >= 0) {
+    int fd = openat(sfd, strchr(name, '/') + 1, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 || errno != ENOENT) return fd;
+  }
+  return open_in(d, s->hostdir, strchr(name, '/') + 1, O_RDONLY);
 }
 
 static int scan_hostdir(ostio__logdir *d, int32_t h, int hfd)
@@ -219,9 +246,10 @@ static int scan_hostdir(ostio__logdir *d, int32_t h, int hfd)
     }
     if (i < 0 && (rc = i = ostio__log_src_add(d, s, w, h)) < 0) break;
     rc = 0;
-    d->src[i].flags |= kind == 1 ? OSTIO__LOGSRC_DATA : OSTIO__LOGSRC_INDEX;
+    d->src[i].flags |= kind == 1 ? OSTIO__LOGSRC_DATA : kind == 2 ? OSTIO__LOGSRC_INDEX
+                       : OSTIO__LOGSRC_STAGED;
     if (kind == 1) d->src[i].data_size = (int64_t)st.st_size;
-    else d->src[i].index_size = (int64_t)st.st_size;
+    else if (kind == 2) d->src[i].index_size = (int64_t)st.st_size;
   }
   closedir(dir);
   return rc;
@@ -293,6 +321,13 @@ int ostio__log_scan(ostio__logdir *d)
   }
   closedir(dir);
   if (rc == 0) rc = scan_compact(d);
+  /* Staged writers: whose node holds them (readers there use the staged logs). */
+  for (size_t i = 0; rc == 0 && i < d->nsrc; i++) {
+    ostio__stagerec r;
+    if (!(d->src[i].flags & OSTIO__LOGSRC_STAGED)) continue;
+    d->src[i].stage_host = ostio__stage_rec_read(d, i, &r) == 0 ? ostio__stage_host_hash(r.host) : 0;
+    ostio__clear_error();
+  }
   return rc;
 }
 
@@ -341,10 +376,8 @@ static int push(ostio__logent **e, size_t *n, size_t *cap, const ostio__logent *
 static int64_t data_size_now(ostio__logdir *d, int32_t src)
 {
   ostio__logsrc *s = &d->src[src];
-  char name[64];
   struct stat st;
-  ostio__log_name(name, sizeof name, s->hostdir, "data", s->session, s->writer);
-  int fd = open_in(d, s->hostdir, strchr(name, '/') + 1, O_RDONLY);
+  int fd = open_src(d, (size_t)src, "data");
   if (fd >= 0 && fstat(fd, &st) == 0 && (int64_t)st.st_size > s->data_size)
     s->data_size = (int64_t)st.st_size;
   if (fd >= 0) close(fd);
@@ -402,12 +435,17 @@ static int load_buf(ostio__logdir *d, const char *what, const unsigned char *buf
                   "which has no data log: its logical bytes [%lld, %lld) are lost", what,
                   (long long)k, x.r.writer, x.r.seq >> 32, (long long)x.r.lstart,
                   (long long)ostio__logrec_end(&x.r));
+      else if (d->src[src].flags & OSTIO__LOGSRC_STAGED)
+        problem(st, "%s: record %lld points past the drained part of its data log (%lld > "
+                "%lld bytes): its logical bytes [%lld, %lld) are staged on another node and "
+                "not drained yet", what, (long long)k, (long long)ostio__logrec_pend(&x.r),
+                (long long)dsize, (long long)x.r.lstart, (long long)ostio__logrec_end(&x.r));
         else
           problem(st, "%s: record %lld points past the end of its data log (%lld > %lld "
                   "bytes): its logical bytes [%lld, %lld) are lost", what, (long long)k,
                   (long long)ostio__logrec_pend(&x.r), (long long)dsize,
                   (long long)x.r.lstart, (long long)ostio__logrec_end(&x.r));
-        x.lost = 1;
+        x.lost = src >= 0 && (d->src[src].flags & OSTIO__LOGSRC_STAGED) ? 2 : 1;
       }
     }
     x.src = src;
@@ -455,18 +493,17 @@ int ostio__log_load_src(ostio__logdir *d, size_t i, ostio__logent **e, size_t *n
 {
   const ostio__logsrc *s = &d->src[i];
   char name[64], what[PATH_CAP + 64];
-  if (!(s->flags & OSTIO__LOGSRC_INDEX)) return 0;
+  int local = ostio__stage_local_fd(d, i) >= 0;
+  if (!(s->flags & OSTIO__LOGSRC_INDEX) && !local) return 0;
   ostio__log_name(name, sizeof name, s->hostdir, "index", s->session, s->writer);
-  snprintf(what, sizeof what, "%s/%s", d->path, name);
-  int fd = open_in(d, s->hostdir, strchr(name, '/') + 1, O_RDONLY);
+  snprintf(what, sizeof what, "%s/%s%s", d->path, name, local ? " (staged on this node)" : "");
+  int fd = open_src(d, i, "index");
   if (fd < 0) {
     if (errno == ENOENT) return 0; /* removed meanwhile: nothing to load */
     return sys_fail(what, "cannot open", errno);
   }
   /* Data sizes now (the listing may be older than the records). */
-  char dname[64];
-  ostio__log_name(dname, sizeof dname, s->hostdir, "data", s->session, s->writer);
-  int dfd = open_in(d, s->hostdir, strchr(dname, '/') + 1, O_RDONLY);
+  int dfd = open_src(d, i, "data");
   struct stat dst;
   d->src[i].data_size = dfd >= 0 && fstat(dfd, &dst) == 0 ? (int64_t)dst.st_size : 0;
   if (dfd >= 0) close(dfd);
@@ -513,13 +550,51 @@ int ostio__log_data_fd(ostio__logdir *d, int32_t src, int *fd)
     char name[64];
     const ostio__logsrc *s = &d->src[src];
     ostio__log_name(name, sizeof name, s->hostdir, "data", s->session, s->writer);
-    d->fd[src] = open_in(d, s->hostdir, strchr(name, '/') + 1, O_RDONLY);
+    d->fd[src] = open_src(d, (size_t)src, "data");
+    if (d->fd[src] < 0 && errno == ENOENT && (s->flags & OSTIO__LOGSRC_STAGED))
+      return ostio__fail(OSTIO_ESTAGED, "%s/%s: the data log is staged on another node and "
+                         "not drained yet; `ostio stage status %s` says where", d->path, name,
+                         d->path);
     if (d->fd[src] < 0)
       return ostio__fail(errno == ENOENT ? OSTIO_EFORMAT : ostio__from_errno(errno),
                          "%s/%s: cannot open the data log: %s", d->path, name, strerror(errno));
   }
   *fd = d->fd[src];
   return 0;
+}
+
+/* A staged writer's bytes read on another node come from the container's
+ * copy, which that node's drain fills: wait while it makes progress. */
+#define STAGE_PATIENCE 10.0 /* seconds without a drained byte */
+
+int ostio__log_data_upto(ostio__logdir *d, int32_t src, int64_t need, int *fd)
+{
+  const ostio__logsrc *s = src >= 0 && (size_t)src < d->nsrc ? &d->src[src] : NULL;
+  if (!s || !(s->flags & OSTIO__LOGSRC_STAGED) || ostio__stage_local_fd(d, (size_t)src) >= 0)
+    return ostio__log_data_fd(d, src, fd);
+  double last = ostio__now();
+  int64_t seen = -1;
+  for (;;) {
+    struct stat st;
+    int rc = ostio__log_data_fd(d, src, fd);
+    if (rc < 0 && rc != OSTIO_ESTAGED) return rc;
+    int64_t have = rc == 0 && fstat(*fd, &st) == 0 ? (int64_t)st.st_size : 0;
+    if (have >= need) return 0;
+    if (have > seen) {
+      seen = have;
+      last = ostio__now();
+    } else if (ostio__now() - last > STAGE_PATIENCE) {
+      return ostio__fail(OSTIO_ESTAGED, "%s: writer %" PRIu32 " of session %" PRIu32 " is "
+                         "staged on another node and its drain brought no byte for %.0f s "
+                         "(%lld of the %lld bytes needed are here); `ostio stage status %s` "
+                         "says where, `ostio stage drain` on that node moves them", d->path,
+                         s->writer, s->session, STAGE_PATIENCE, (long long)have,
+                         (long long)need, d->path);
+    }
+    ostio__clear_error();
+    struct timespec ts = {0, 5 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
 }
 
 int ostio__log_read(ostio__logdir *d, ostio__logmap *map, ostio__logres *res, int64_t off,
@@ -540,10 +615,17 @@ int ostio__log_read_x(ostio__logdir *d, ostio__logmap *map, const ostio__logent 
       continue;
     }
     int fd;
-    if ((rc = ostio__log_data_fd(d, s->src, &fd)) < 0) break;
+    if ((rc = ostio__log_data_upto(d, s->src, s->phys + s->len, &fd)) < 0) break;
     size_t got = 0;
     if (ostio__pread_full(fd, p, (size_t)s->len, s->phys, &got) != 0)
       rc = sys_fail(d->path, "reading a data log", errno);
+    else if (got < (size_t)s->len && (d->src[s->src].flags & OSTIO__LOGSRC_STAGED))
+      rc = ostio__fail(OSTIO_ESTAGED, "%s: logical bytes [%lld, %lld) are staged on another "
+                       "node and not drained yet (writer %" PRIu32 ", session %" PRIu32 "); "
+                       "`ostio stage status %s` says where, `ostio stage drain` on that node "
+                       "moves them", d->path, (long long)(s->off + (int64_t)got),
+                       (long long)(s->off + s->len), d->src[s->src].writer,
+                       d->src[s->src].session, d->path);
     else if (got < (size_t)s->len) /* past the end: zeros (records are checked: unexpected) */
       memset(p + got, 0, (size_t)s->len - got);
   }

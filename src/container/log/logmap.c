@@ -245,6 +245,12 @@ static int sweep(ostio__logres *r, int64_t lo, int64_t hi)
       if (t->lost) { /* lost data is an error, never zeros (docs/containers.md) */
         const ostio__logrec *w = &t->lost->r;
         int64_t ph = t->phys + (cur - t->off);
+        if (t->lost->lost == 2) /* staged elsewhere (log_stage.h): may still arrive */
+          return ostio__fail(OSTIO_ESTAGED, "logical bytes [%lld, %lld) are staged on another "
+                             "node and not drained yet (writer %" PRIu32 ", session %" PRIu64
+                             "); `ostio stage status` says where, `ostio stage drain` on that "
+                             "node moves them", (long long)cur, (long long)next, w->writer,
+                             w->seq >> 32);
         return ostio__fail(OSTIO_EFORMAT, "logical bytes [%lld, %lld) are lost: their index "
                            "record (writer %" PRIu32 ", session %" PRIu64 ") places them at "
                            "bytes [%lld, %lld) of data.%" PRIu64 ".%" PRIu32 ", which %s; "

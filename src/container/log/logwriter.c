@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "container/log/log.h"
+#include "container/log/log_stage.h"
 #include "core/error.h"
 #include "core/fdio.h"
 
@@ -23,7 +24,14 @@ void ostio__logw_init(ostio__logw *w, ostio__logdir *d, uint32_t session, uint32
   w->session = session;
   w->writer = writer;
   w->hostdir = hostdir;
-  w->dfd = w->ifd = w->hfd = -1;
+  w->dfd = w->ifd = w->hfd = w->sdirfd = -1;
+}
+
+void ostio__logw_stage(ostio__logw *w, int sdirfd, const char *dir, const char *host)
+{
+  w->sdirfd = sdirfd;
+  w->stage_dir = dir;
+  w->stage_host = host;
 }
 
 static int wfail(const ostio__logw *w, const char *what, const char *name, int e)
@@ -41,11 +49,21 @@ int ostio__logw_create(ostio__logw *w)
   else if (errno != EEXIST) return wfail(w, "cannot make the hostdir", hd, errno);
   w->hfd = openat(w->d->dirfd, hd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (w->hfd < 0) return wfail(w, "cannot open the hostdir (a directory, not a link)", hd, errno);
+  /* Staged: the record first, so the container knows where the logs are
+   * before they hold a byte (log_stage.h). */
+  if (w->sdirfd >= 0) {
+    ostio__stagerec r;
+    snprintf(r.host, sizeof r.host, "%s", w->stage_host);
+    snprintf(r.dir, sizeof r.dir, "%s", w->stage_dir);
+    int rc = ostio__stage_rec_write(w->d->path, w->hfd, w->session, w->writer, &r);
+    if (rc < 0) return rc;
+    w->dir_dirty |= 4;
+  }
   const char *kinds[2] = {"data", "index"};
   int *fds[2] = {&w->dfd, &w->ifd};
   for (int k = 0; k < 2; k++) {
     ostio__log_name(name, sizeof name, w->hostdir, kinds[k], w->session, w->writer);
-    *fds[k] = openat(w->hfd, strchr(name, '/') + 1,
+    *fds[k] = openat(w->sdirfd >= 0 ? w->sdirfd : w->hfd, strchr(name, '/') + 1,
                      O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (*fds[k] < 0) {
       int e = errno;
@@ -118,7 +136,10 @@ int ostio__logw_sync(ostio__logw *w)
   if (fdatasync(w->dfd) < 0) return wfail(w, "fdatasync", name, errno);
   ostio__log_name(name, sizeof name, w->hostdir, "index", w->session, w->writer);
   if (fdatasync(w->ifd) < 0) return wfail(w, "fdatasync", name, errno);
-  if ((w->dir_dirty & 1) && fsync(w->hfd) < 0) return wfail(w, "fsync", "hostdir", errno);
+  if ((w->dir_dirty & 1) && w->sdirfd >= 0 && fsync(w->sdirfd) < 0)
+    return wfail(w, "fsync of the stage directory", w->stage_dir, errno);
+  if ((w->dir_dirty & (w->sdirfd >= 0 ? 4 : 1)) && fsync(w->hfd) < 0)
+    return wfail(w, "fsync", "hostdir", errno);
   if ((w->dir_dirty & 2) && fsync(w->d->dirfd) < 0)
     return ostio__fail(ostio__from_errno(errno), "%s: fsync: %s", w->d->path, strerror(errno));
   w->dir_dirty = 0;

@@ -1,0 +1,263 @@
+/* Node-local staging of a log container, the MPI side (issue 19; the on-disk
+ * half is log_stage.h). At a writing open with ostio_stage_dir, every rank's
+ * logs go to its node's stage directory; the node's leader (lowest rank)
+ * runs a thread that drains the node's writers into the container while
+ * the application computes, paced by ostio_stage_bandwidth. ostio_sync
+ * copies the node's new index records to the container (so a lost node's
+ * ranges are named) or, with ostio_stage_sync=drain, waits for a whole
+ * drain; close always ends with a complete drain, after which the stage
+ * records and files are gone and the container is an ordinary log
+ * container. The thread makes no MPI call and touches no handle state but
+ * its own (under a mutex shared with the leader's sync and close).
+ * See docs/staging.md. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "container/log/log_file.h"
+#include "container/log/log_stage.h"
+#include "core/agree.h"
+#include "core/error.h"
+#include "file/file.h"
+
+struct ostio__logstage {
+  char dir[OSTIO__STAGE_DIR_MAX];   /* this node's stage directory          */
+  char host[OSTIO__STAGE_HOST_MAX]; /* this node's name in stage records    */
+  int sdirfd;
+  MPI_Comm node;
+  int leader;
+  /* The leader's drain of its node's writers. */
+  ostio__logdir *d;
+  uint32_t session;
+  int32_t *hostdir;                 /* per writer of the node               */
+  uint32_t *writer;
+  ostio__drainw *st;
+  int nw;
+  pthread_t th;
+  int running;
+  volatile int stop;
+  pthread_mutex_t mu;
+  int64_t bw;
+  /* Under mu: what the drains did, and the thread's first failure. */
+  int64_t copied;
+  double secs;
+  int err;
+  char errmsg[512];
+};
+
+/* One pass over the node's writers; under s->mu. 1: stopped. */
+static int pass(ostio__logstage *s, int index_only, ostio__throttle *t, int64_t *copied)
+{
+  double t0 = ostio__now();
+  int rc = 0;
+  for (int k = 0; rc == 0 && k < s->nw; k++)
+    rc = ostio__stage_drain(s->d, s->hostdir[k], s->session, s->writer[k], s->sdirfd,
+                            index_only, &s->st[k], t, copied);
+  s->secs += ostio__now() - t0;
+  return rc;
+}
+
+static void *drain_thread(void *arg)
+{
+  ostio__logstage *s = arg;
+  ostio__throttle t;
+  ostio__throttle_init(&t, s->bw, &s->stop);
+  while (!s->stop) {
+    int64_t got = 0;
+    pthread_mutex_lock(&s->mu);
+    int rc = pass(s, 0, &t, &got);
+    s->copied += got;
+    if (rc < 0 && !s->err) {
+      s->err = rc;
+      snprintf(s->errmsg, sizeof s->errmsg, "%s", ostio_last_error());
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (rc < 0) break; /* close's final drain tries again and reports */
+    if (got == 0) {     /* nothing new: look again shortly */
+      struct timespec ts = {0, 20 * 1000 * 1000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  return NULL;
+}
+
+static void stop_thread(ostio__logstage *s)
+{
+  if (!s->running) return;
+  s->stop = 1;
+  pthread_join(s->th, NULL);
+  s->running = 0;
+}
+
+void ostio__logstage_free(ostio__logstage **sp)
+{
+  ostio__logstage *s = *sp;
+  if (!s) return;
+  stop_thread(s);
+  pthread_mutex_destroy(&s->mu);
+  if (s->sdirfd >= 0) close(s->sdirfd);
+  if (s->node != MPI_COMM_NULL) MPI_Comm_free(&s->node);
+  free(s->hostdir);
+  free(s->writer);
+  free(s->st);
+  free(s);
+  *sp = NULL;
+}
+
+/* This rank's node name and stage base; with the test knob
+ * OSTIO_TEST_RANKS_PER_NODE=N, rank r is on "HOST#node<r/N>" with its own
+ * base DIR/node.<r/N> (one machine, several "nodes"). */
+static void node_identity(const ostio_file *fh, char *host, size_t hcap, char *base, size_t bcap)
+{
+  const char *knob = getenv("OSTIO_TEST_RANKS_PER_NODE");
+  int rpn = knob ? atoi(knob) : 0;
+  char h[OSTIO__STAGE_HOST_MAX] = "localhost";
+  gethostname(h, sizeof h - 1);
+  if (rpn > 0) {
+    snprintf(host, hcap, "%s#node%d", h, fh->rank / rpn);
+    snprintf(base, bcap, "%s/node.%d", fh->hints.ostio_stage_dir, fh->rank / rpn);
+  } else {
+    snprintf(host, hcap, "%s", h);
+    snprintf(base, bcap, "%s", fh->hints.ostio_stage_dir);
+  }
+}
+
+void ostio__logstage_identify(const ostio_file *fh)
+{
+  char host[OSTIO__STAGE_HOST_MAX], base[OSTIO__STAGE_DIR_MAX];
+  node_identity(fh, host, sizeof host, base, sizeof base);
+  ostio__stage_set_self(host);
+}
+
+int ostio__logstage_open(ostio_file *fh, ostio__logdir *d, uint32_t session, ostio__logw *w,
+                         int32_t hostdir, ostio__logstage **out)
+{
+  *out = NULL;
+  if (!fh->hints.ostio_stage_dir[0]) return 0;
+  ostio__logstage *s = calloc(1, sizeof *s);
+  uint64_t *hh = malloc((size_t)fh->nprocs * sizeof *hh);
+  int rc = s && hh ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) {
+    free(s);
+    free(hh);
+    return rc;
+  }
+  s->sdirfd = -1;
+  s->node = MPI_COMM_NULL;
+  pthread_mutex_init(&s->mu, NULL);
+  *out = s;
+  char base[OSTIO__STAGE_DIR_MAX];
+  node_identity(fh, s->host, sizeof s->host, base, sizeof base);
+  ostio__stage_set_self(s->host);
+  rc = ostio__stage_dir_path(base, fh->path, session, s->dir, sizeof s->dir, 1);
+  if (rc == 0 && (s->sdirfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    rc = ostio__fail(ostio__from_errno(errno), "ostio_stage_dir: cannot open %s: %s", s->dir,
+                     strerror(errno));
+  if (rc == 0) rc = ostio__log_node_comm(fh->comm, &s->node);
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
+  /* Every writer of this session is staged: readers of this job use the
+   * staged logs of their own node, the container's copies for the others. */
+  uint64_t mine = ostio__stage_host_hash(s->host);
+  MPI_Allgather(&mine, 1, MPI_UINT64_T, hh, 1, MPI_UINT64_T, fh->comm);
+  for (int r = 0; r < fh->nprocs && rc == 0; r++) {
+    int i = ostio__log_src_find(d, session, (uint32_t)r);
+    if (i < 0) continue;
+    d->src[i].flags |= OSTIO__LOGSRC_STAGED;
+    d->src[i].stage_host = hh[r];
+    if (d->sfd[i] >= 0) close(d->sfd[i]);
+    d->sfd[i] = hh[r] == mine ? dup(s->sdirfd) : -1;
+    if (hh[r] == mine && d->sfd[i] < 0) rc = ostio__fail(OSTIO_EIO, "dup: %s", strerror(errno));
+  }
+  /* The claim made writer 0's logs in the container (empty: the drain's
+   * targets); its writes go to the stage like everyone's. */
+  if (rc == 0 && w->dfd >= 0) {
+    rc = ostio__logw_close(w);
+    ostio__logw_init(w, d, session, w->writer, hostdir);
+  }
+  ostio__logw_stage(w, s->sdirfd, s->dir, s->host);
+  int nn = 0, me = 0;
+  MPI_Comm_size(s->node, &nn);
+  MPI_Comm_rank(s->node, &me);
+  s->leader = me == 0;
+  s->d = d;
+  s->session = session;
+  s->bw = fh->hints.ostio_stage_bandwidth;
+  /* The leader drains its node's writers: their ids (ranks) and hostdirs. */
+  int32_t pair[2] = {fh->rank, hostdir}, *pairs = NULL;
+  if (rc == 0 && s->leader) {
+    pairs = malloc(2 * (size_t)nn * sizeof *pairs);
+    s->hostdir = malloc((size_t)nn * sizeof *s->hostdir);
+    s->writer = malloc((size_t)nn * sizeof *s->writer);
+    s->st = calloc((size_t)nn, sizeof *s->st);
+    if (!pairs || !s->hostdir || !s->writer || !s->st)
+      rc = ostio__fail(OSTIO_ENOMEM, "out of memory");
+  }
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
+  MPI_Gather(pair, 2, MPI_INT32_T, pairs, 2, MPI_INT32_T, 0, s->node);
+  if (s->leader) {
+    s->nw = nn;
+    for (int k = 0; k < nn; k++) {
+      s->writer[k] = (uint32_t)pairs[2 * k];
+      s->hostdir[k] = pairs[2 * k + 1];
+    }
+    if (pthread_create(&s->th, NULL, drain_thread, s) != 0)
+      rc = ostio__fail(OSTIO_ENOMEM, "cannot start the drain thread: %s", strerror(errno));
+    else s->running = 1;
+  }
+  rc = ostio__agree(fh->comm, rc);
+done:
+  free(pairs);
+  free(hh);
+  if (rc < 0) ostio__logstage_free(out);
+  return rc;
+}
+
+/* The leader's synchronous pass (the thread waits on the mutex meanwhile). */
+static int leader_pass(ostio_file *fh, ostio__logstage *s, int index_only)
+{
+  int rc = 0;
+  if (!s->leader) return 0;
+  double t0 = ostio__now();
+  int64_t got = 0;
+  pthread_mutex_lock(&s->mu);
+  rc = pass(s, index_only, NULL, &got);
+  s->copied += got;
+  pthread_mutex_unlock(&s->mu);
+  fh->stats.t[OSTIO__T_time_stage_wait] += ostio__now() - t0;
+  return rc;
+}
+
+int ostio__logstage_sync(ostio_file *fh, ostio__logstage *s)
+{
+  if (!s) return 0;
+  MPI_Barrier(s->node); /* every rank's records are in its staged index */
+  int rc = leader_pass(fh, s, fh->hints.ostio_stage_sync != OSTIO__STAGE_SYNC_DRAIN);
+  return ostio__agree(fh->comm, rc);
+}
+
+int ostio__logstage_close(ostio_file *fh, ostio__logstage **sp)
+{
+  ostio__logstage *s = *sp;
+  if (!s) return 0;
+  int rc = 0;
+  MPI_Barrier(s->node); /* every writer of the node has closed its logs */
+  if (s->leader) {
+    stop_thread(s);
+    rc = leader_pass(fh, s, 0);
+    for (int k = 0; rc == 0 && k < s->nw; k++)
+      rc = ostio__stage_finish(s->d, s->hostdir[k], s->session, s->writer[k], s->sdirfd);
+    if (rc == 0 && rmdir(s->dir) < 0 && errno != ENOENT && errno != ENOTEMPTY)
+      rc = ostio__fail(ostio__from_errno(errno), "cannot remove the stage directory %s: %s",
+                       s->dir, strerror(errno));
+    ostio__stat_add(&fh->stats, OSTIO__STAT_stage_drained_bytes, s->copied);
+    fh->stats.t[OSTIO__T_time_stage_drain] += s->secs;
+  }
+  rc = ostio__agree(fh->comm, rc);
+  ostio__logstage_free(sp);
+  return rc;
+}

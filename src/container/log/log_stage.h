@@ -1,0 +1,93 @@
+/* Node-local staging of log containers (issue 19), the on-disk half; no MPI.
+ * A staged writer keeps its data and index logs in a stage directory on its
+ * node (DIR/ostio.HASH.S, flat: data.S.W, index.S.W) and leaves a stage
+ * record hostdir.HHH/stage.S.W in the container saying where (host, dir).
+ * A drain copies the logs to their usual names in the container, index
+ * first, then the data its records point at; the copies are at the same
+ * offsets, so a drain is idempotent and resumes after a kill. A final drain
+ * (the writer closed) removes the record and the staged files. Readers use
+ * the staged logs on their own node, the drained copies elsewhere; bytes
+ * that are neither are an error, never zeros. See docs/staging.md. */
+#ifndef OSTIO_CONTAINER_LOG_STAGE_H
+#define OSTIO_CONTAINER_LOG_STAGE_H
+
+#include <stdint.h>
+
+#include "container/log/log.h"
+
+#define OSTIO__STAGE_HOST_MAX 256
+#define OSTIO__STAGE_DIR_MAX 4096
+
+/* What a stage record says. */
+typedef struct ostio__stagerec {
+  char host[OSTIO__STAGE_HOST_MAX];
+  char dir[OSTIO__STAGE_DIR_MAX];
+} ostio__stagerec;
+
+/* This process's node name for staging: the host name, or what
+ * ostio__stage_set_self gave (the test knob's simulated nodes, the CLI's
+ * --host). */
+const char *ostio__stage_self(void);
+void ostio__stage_set_self(const char *host);
+uint64_t ostio__stage_host_hash(const char *host);
+
+/* "stage.S.W" (no hostdir) into buf. */
+void ostio__stage_rec_name(char *buf, size_t cap, uint32_t session, uint32_t writer);
+/* Writes the record in the open hostdir hfd (O_EXCL; fsync'ed by the
+ * writer's sync with the hostdir). */
+int ostio__stage_rec_write(const char *ctr, int hfd, uint32_t session, uint32_t writer,
+                           const ostio__stagerec *r);
+/* Reads the record of src i (d->src[i] staged): 0, or OSTIO_EFORMAT with
+ * the reason (unreadable or damaged: where the logs are is then unknown). */
+int ostio__stage_rec_read(ostio__logdir *d, size_t i, ostio__stagerec *r);
+
+/* The stage directory of session S of the container at ctr_path under
+ * base: BASE/ostio.HASH.S (HASH of the container's absolute path), made
+ * when missing (with its parents) when make is set. */
+int ostio__stage_dir_path(const char *base, const char *ctr_path, uint32_t session,
+                          char *out, size_t cap, int make);
+
+/* The stage directory fd of src i when it is staged on this node and the
+ * directory opens; -1 when it is not staged, staged elsewhere, or gone
+ * (drained meanwhile: the record is removed before the files). Cached in
+ * d->sfd. */
+int ostio__stage_local_fd(ostio__logdir *d, size_t i);
+
+/* A drain's pacing: at most bw bytes per second over the whole drain (0:
+ * as fast as possible); stop (may be NULL) is polled between chunks. */
+typedef struct ostio__throttle {
+  int64_t bw;
+  double t0;
+  int64_t bytes;
+  const volatile int *stop;
+} ostio__throttle;
+void ostio__throttle_init(ostio__throttle *t, int64_t bw, const volatile int *stop);
+
+/* One writer's drain state kept between rounds (zero it first). */
+typedef struct ostio__drainw {
+  int64_t idx_scanned;     /* stage index bytes already decoded              */
+  int64_t maxpend;         /* largest data end of those records              */
+  int64_t drained;         /* data bytes known to be in the container        */
+} ostio__drainw;
+
+/* Copies writer (S, W)'s staged logs in stage directory sdirfd to the
+ * container: the stage index's valid records not yet there, then the data
+ * those records point at. hostdir: the writer's hostdir. index_only: only
+ * the index (the container then names every range, drained or not).
+ * *copied (may be NULL) grows by the bytes copied. Returns 0, 1 when the
+ * throttle's stop flag ended it early, or an error. */
+int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer,
+                       int sdirfd, int index_only, ostio__drainw *st, ostio__throttle *t,
+                       int64_t *copied);
+/* After a complete drain of a closed writer: the container's copies are
+ * durable, the stage record goes, then the staged logs. */
+int ostio__stage_finish(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer,
+                        int sdirfd);
+
+/* The CLI's and recover's drain: every writer of d's last scan staged on
+ * this node is drained completely and finished; the others are counted in
+ * *elsewhere (may be NULL). *copied (may be NULL): bytes copied. */
+int ostio__stage_drain_local(ostio__logdir *d, ostio__throttle *t, int64_t *copied,
+                             int *drained, int *elsewhere);
+
+#endif
