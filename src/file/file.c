@@ -277,10 +277,12 @@ int ostio_close(ostio_file **fhp)
     .stripe_size = c0->stripe_size, .ncomponents = fh->layout ? fh->layout->ncomp : 0,
     .layout_source = fh->layout ? fh->layout->source : fh->kind->name, .strategy = strat, .hints = &fh->hints,
   };
+  ostio__io_fini(&fh->io);
+  /* The kind's close first: a staged log container's final drain is part of
+   * what the report shows (docs/staging.md). */
+  int rc2 = fh->kind->close ? fh->kind->close(fh) : unsupported(fh, "close");
   int rc = ostio__stats_report(fh->comm, &fh->stats, &info, getenv("OSTIO_STATS"));
   if (rc0 < 0) rc = rc0;
-  ostio__io_fini(&fh->io);
-  int rc2 = fh->kind->close ? fh->kind->close(fh) : unsupported(fh, "close");
   if (rc == 0) rc = rc2;
   rc = ostio__agree(fh->comm, rc);
   if (fh->amode & MPI_MODE_DELETE_ON_CLOSE) {

@@ -41,6 +41,8 @@ struct ostio__logstage {
   pthread_t th;
   int running;
   volatile int stop;
+  volatile int interrupt;           /* the leader wants mu, or stop: the
+                                     * thread's paced copy ends early */
   pthread_mutex_t mu;
   int64_t bw;
   /* Under mu: what the drains did, and the thread's first failure. */
@@ -66,9 +68,14 @@ static void *drain_thread(void *arg)
 {
   ostio__logstage *s = arg;
   ostio__throttle t;
-  ostio__throttle_init(&t, s->bw, &s->stop);
+  ostio__throttle_init(&t, s->bw, &s->interrupt);
   while (!s->stop) {
     int64_t got = 0;
+    if (s->interrupt) { /* the leader's sync or close is running a pass */
+      struct timespec ts = {0, 1000 * 1000};
+      nanosleep(&ts, NULL);
+      continue;
+    }
     pthread_mutex_lock(&s->mu);
     int rc = pass(s, 0, &t, &got);
     s->copied += got;
@@ -78,7 +85,7 @@ static void *drain_thread(void *arg)
     }
     pthread_mutex_unlock(&s->mu);
     if (rc < 0) break; /* close's final drain tries again and reports */
-    if (got == 0) {     /* nothing new: look again shortly */
+    if (got == 0 && rc == 0) { /* nothing new: look again shortly */
       struct timespec ts = {0, 20 * 1000 * 1000};
       nanosleep(&ts, NULL);
     }
@@ -90,6 +97,7 @@ static void stop_thread(ostio__logstage *s)
 {
   if (!s->running) return;
   s->stop = 1;
+  s->interrupt = 1;
   pthread_join(s->th, NULL);
   s->running = 0;
 }
@@ -141,6 +149,7 @@ int ostio__logstage_open(ostio_file *fh, ostio__logdir *d, uint32_t session, ost
   if (!fh->hints.ostio_stage_dir[0]) return 0;
   ostio__logstage *s = calloc(1, sizeof *s);
   uint64_t *hh = malloc((size_t)fh->nprocs * sizeof *hh);
+  int32_t *pairs = NULL;
   int rc = s && hh ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
   if ((rc = ostio__agree(fh->comm, rc)) < 0) {
     free(s);
@@ -188,7 +197,7 @@ int ostio__logstage_open(ostio_file *fh, ostio__logdir *d, uint32_t session, ost
   s->session = session;
   s->bw = fh->hints.ostio_stage_bandwidth;
   /* The leader drains its node's writers: their ids (ranks) and hostdirs. */
-  int32_t pair[2] = {fh->rank, hostdir}, *pairs = NULL;
+  int32_t pair[2] = {fh->rank, hostdir};
   if (rc == 0 && s->leader) {
     pairs = malloc(2 * (size_t)nn * sizeof *pairs);
     s->hostdir = malloc((size_t)nn * sizeof *s->hostdir);
@@ -224,9 +233,11 @@ static int leader_pass(ostio_file *fh, ostio__logstage *s, int index_only)
   if (!s->leader) return 0;
   double t0 = ostio__now();
   int64_t got = 0;
+  s->interrupt = 1; /* a paced copy of the thread gives way */
   pthread_mutex_lock(&s->mu);
   rc = pass(s, index_only, NULL, &got);
   s->copied += got;
+  s->interrupt = s->stop;
   pthread_mutex_unlock(&s->mu);
   fh->stats.t[OSTIO__T_time_stage_wait] += ostio__now() - t0;
   return rc;
