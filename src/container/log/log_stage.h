@@ -3,7 +3,7 @@
  * node (DIR/ostio.HASH.S, flat: data.S.W, index.S.W) and leaves a stage
  * record hostdir.HHH/stage.S.W in the container saying where (host, dir).
  * A drain copies the logs to their usual names in the container, index
- * first, then the data its records point at; the copies are at the same
+ * first, then the data; the copies are at the same
  * offsets, so a drain is idempotent and resumes after a kill. A final drain
  * (the writer closed) removes the record and the staged files. Readers use
  * the staged logs on their own node, the drained copies elsewhere; bytes
@@ -71,8 +71,9 @@ typedef struct ostio__drainw {
 } ostio__drainw;
 
 /* Copies writer (S, W)'s staged logs in stage directory sdirfd to the
- * container: the stage index's valid records not yet there, then the data
- * those records point at. hostdir: the writer's hostdir. index_only: only
+ * container: the stage index's valid records not yet there, then the
+ * staged data up to its size (indexed or not: an append-only log's bytes
+ * below its size are final). hostdir: the writer's hostdir. index_only: only
  * the index (the container then names every range, drained or not).
  * *copied (may be NULL) grows by the bytes copied. Returns 0, 1 when the
  * throttle's stop flag ended it early, or an error. */
@@ -80,9 +81,14 @@ int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint
                        int sdirfd, int index_only, ostio__drainw *st, ostio__throttle *t,
                        int64_t *copied);
 /* After a complete drain of a closed writer: the container's copies are
- * durable, the stage record goes, then the staged logs. */
+ * durable, the stage record goes (fsync'ed), then the staged logs (a
+ * reader on the node falls back to the container's copies, complete now).
+ * The two halves apart: unrecord (the record) and discard (the logs; the
+ * MPI close lets every rank free its own, in parallel). */
 int ostio__stage_finish(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer,
                         int sdirfd);
+int ostio__stage_unrecord(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer);
+int ostio__stage_discard(const char *ctr, uint32_t session, uint32_t writer, int sdirfd);
 
 /* The CLI's and recover's drain: every writer of d's last scan staged on
  * this node is drained completely and finished; the others are counted in

@@ -308,9 +308,14 @@ int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint
       int64_t have = fsize(pdfd) / CHUNK * CHUNK - CHUNK;
       st->drained = have > 0 ? have : 0;
     }
-    if (rc == 0 && st->drained < st->maxpend && sdfd >= 0)
-      rc = copy_range(d, dname, sdfd, pdfd, st->drained, st->maxpend, buf, t, copied,
-                      &st->drained);
+    /* Up to the staged log's size, indexed or not: a data log is append-only
+     * and the bytes below its size are written (the size grows after the
+     * bytes), so a checkpoint of write_at calls drains before any record
+     * reaches the index (records come at flush points). */
+    int64_t end = sdfd >= 0 ? fsize(sdfd) : 0;
+    if (end < st->maxpend) end = st->maxpend; /* short: copy_range names the damage */
+    if (rc == 0 && st->drained < end && sdfd >= 0)
+      rc = copy_range(d, dname, sdfd, pdfd, st->drained, end, buf, t, copied, &st->drained);
     if (rc >= 0 && fdatasync(pdfd) < 0) rc = dfail(d, dname, "fdatasync", errno);
   }
   if (rc >= 0 && made && fsync(hfd) < 0) rc = dfail(d, "hostdir", "fsync", errno);
@@ -325,6 +330,12 @@ int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint
 int ostio__stage_finish(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer,
                         int sdirfd)
 {
+  int rc = ostio__stage_unrecord(d, hostdir, session, writer);
+  return rc < 0 ? rc : ostio__stage_discard(d->path, session, writer, sdirfd);
+}
+
+int ostio__stage_unrecord(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer)
+{
   char name[64];
   int made = 0, rc = 0, hfd = open_hostdir(d, hostdir, &made);
   if (hfd < 0) return hfd;
@@ -332,15 +343,20 @@ int ostio__stage_finish(ostio__logdir *d, int32_t hostdir, uint32_t session, uin
   if (unlinkat(hfd, name, 0) < 0 && errno != ENOENT) rc = dfail(d, name, "cannot remove", errno);
   else if (fsync(hfd) < 0) rc = dfail(d, "hostdir", "fsync", errno);
   close(hfd);
-  /* Only now the staged files: a reader on this node falls back to the
-   * container's copies, which are complete. */
+  return rc;
+}
+
+int ostio__stage_discard(const char *ctr, uint32_t session, uint32_t writer, int sdirfd)
+{
   const char *kinds[2] = {"data", "index"};
-  for (int k = 0; rc == 0 && k < 2; k++) {
+  for (int k = 0; k < 2; k++) {
+    char name[64];
     snprintf(name, sizeof name, "%s.%" PRIu32 ".%" PRIu32, kinds[k], session, writer);
     if (unlinkat(sdirfd, name, 0) < 0 && errno != ENOENT)
-      rc = dfail(d, name, "cannot remove the staged log", errno);
+      return ostio__fail(ostio__from_errno(errno), "%s: cannot remove the staged log %s: %s",
+                         ctr, name, strerror(errno));
   }
-  return rc;
+  return 0;
 }
 
 int ostio__stage_drain_local(ostio__logdir *d, ostio__throttle *t, int64_t *copied,
