@@ -24,7 +24,7 @@ int ostio__mpiio_class_of(int rc)
   case OSTIO_EHINT: return MPI_ERR_INFO_VALUE;
   case OSTIO_EISDIR: case OSTIO_ENOTDIR: return MPI_ERR_BAD_FILE;
   case OSTIO_EMPI: return MPI_ERR_OTHER;
-  default: return MPI_ERR_IO; /* EIO, ELAYOUT, EFORMAT, ENOTEMPTY, ENOLAYOUT, EFBIG */
+  default: return MPI_ERR_IO; /* EIO, ELAYOUT, EFORMAT, ENOTEMPTY, ENOLAYOUT, EFBIG, ESTAGED */
   }
 }
 
