@@ -24,6 +24,7 @@ int cmd_setstripe(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_hints(int argc, char **argv);
 int cmd_container(int argc, char **argv);
+int cmd_stage(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 

@@ -18,6 +18,8 @@ static const cli_command commands[] = {
   {.name = "container",
    .summary = "striped and log containers: create, ls, stat, check, flatten, map, recover, compact",
    .run = cmd_container},
+  {.name = "stage", .summary = "status and drain of log containers staged on node-local storage",
+   .run = cmd_stage},
   {.name = "model", .summary = "predict a pattern's bandwidth per strategy on a described cluster",
    .run = cmd_model},
   {.name = "advise", .summary = "recommend strategy, striping, aggregators and container kind",

@@ -1,6 +1,8 @@
 /* Log containers offline: check (every problem, named), recover (repairs
  * what check reports), compact (one merged index) and remove. Run them when
- * no job has the container open for writing. See docs/containers.md. */
+ * no job has the container open for writing. Staged writers (issue 19) are
+ * logtool_stage.c's: check names them, recover drains or gives them up
+ * first, compact refuses them. See docs/containers.md. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "container/log/log.h"
+#include "container/log/logtool_stage.h"
 #include "core/error.h"
 #include "core/fdio.h"
 
@@ -151,9 +154,13 @@ int ostio__log_check(const char *path, ostio__ctr_report report, void *arg)
   ostio__logmap_init(&map);
   ostio__logent *e = NULL;
   size_t ne = 0, cap = 0;
+  /* A staged writer's copies in the container are a drain's work in
+   * progress (data behind the index): its findings are the staging ones. */
+  n += ostio__log_check_stage(d, report, arg);
   for (size_t i = 0; i < d->nsrc; i++) {
     const ostio__logsrc *s = &d->src[i];
     char name[64];
+    if (s->flags & OSTIO__LOGSRC_STAGED) continue;
     if (!(s->flags & OSTIO__LOGSRC_DATA) && (s->flags & OSTIO__LOGSRC_INDEX)) {
       ostio__log_name(name, sizeof name, s->hostdir, "index", s->session, s->writer);
       n += ostio__ctr_say(report, arg, "%s: %s has no data log beside it", path, name);
@@ -235,7 +242,11 @@ int ostio__log_check(const char *path, ostio__ctr_report report, void *arg)
 int ostio__log_recover(const char *path, ostio__ctr_report report, void *arg)
 {
   ostio__logdir *d = NULL;
-  int n = 0, rc = open_scanned(path, &d);
+  /* Staged writers first: drained here, or given up (their stage records
+   * removed, so the cuts below treat them as any writer). */
+  int n = ostio__log_recover_stage(path, report, arg);
+  if (n < 0) return n;
+  int rc = open_scanned(path, &d);
   if (rc < 0) return rc;
   ostio__logent *e = NULL;
   size_t ne = 0, cap = 0;
@@ -247,7 +258,7 @@ int ostio__log_recover(const char *path, ostio__ctr_report report, void *arg)
   }
   for (size_t i = 0; rc == 0 && i < d->nsrc; i++) {
     const ostio__logsrc *s = &d->src[i];
-    if (!(s->flags & OSTIO__LOGSRC_INDEX)) continue;
+    if (!(s->flags & OSTIO__LOGSRC_INDEX) || (s->flags & OSTIO__LOGSRC_STAGED)) continue;
     ostio__logload st = {0};
     ne = 0;
     if ((rc = ostio__log_load_src(d, i, &e, &ne, &cap, &st)) < 0) break;
@@ -313,6 +324,7 @@ int ostio__log_compact(const char *path, int64_t *nrecords)
   char tmp[64];
   ostio__logmap_init(&map);
   int rc = open_scanned(path, &d), fd = -1;
+  if (rc == 0) rc = ostio__log_refuse_staged(d);
   if (rc == 0) rc = ostio__log_load_all(d, &map, &st);
   if (rc < 0) goto done;
   snprintf(tmp, sizeof tmp, ".%s.tmp.%ld", OSTIO__LOG_COMPACT, (long)getpid());

@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""End-to-end tests of node-local staging from the command line (issue 19):
+`ostio stage status|drain`, and `ostio container check|recover|compact` on
+staged log containers.
+
+    python3 tests/cli/test_cli_stage.py /path/to/ostio --writer /path/to/stage_writer
+
+stage_writer (tests/stage_writer.c) writes a log container through the
+library: MIB MiB per rank in pieces of varying length plus an overwrite, then
+ostio_sync, then close, or _exit(0) without close (a job killed after its last
+sync). With OSTIO_HINTS="*:ostio_stage_dir=DIR" its logs go to DIR; with the
+test knob OSTIO_TEST_RANKS_PER_NODE=1 rank r is on the simulated node
+"HOSTNAME#node<r>" with its stage directory under DIR/node.<r>. A small
+ostio_stage_bandwidth keeps its background drain from moving the data before
+the _exit, so the data is still staged when the tests look.
+
+Every check reads the bytes on disk: the flattened container against the
+same program's unstaged output and against the pattern (computed here as in
+stage_writer.c), the drained copy's bytes against the staged log after a
+kill, the stage records and staged files.
+"""
+import glob
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+MiB = 1 << 20
+WRITER = None
+HOST = socket.gethostname()
+
+# ---------------------------------------------------------------------------
+# the pattern of stage_writer.c: byte(o) = (o*131 + (o>>12)*7 + tag*59) % 251
+
+_PERIOD = bytes((k * 131) % 251 for k in range(4096 + 251))
+_ADD = [bytes((v + c) % 251 if v < 251 else v for v in range(256)) for c in range(251)]
+
+
+def pattern(off, length, tag):
+    out = bytearray()
+    o, end = off, off + length
+    while o < end:
+        blk = min(end, (o | 4095) + 1) - o
+        s = o % 251
+        out += _PERIOD[s:s + blk].translate(_ADD[((o >> 12) * 7 + tag * 59) % 251])
+        o += blk
+    return bytes(out)
+
+
+def overwrite_range(rank, mib):
+    total = mib * MiB
+    base = rank * total
+    return base + total // 3 + 1000, total // 4 + 123
+
+
+def expected(mib, ranks=1):
+    """The logical file stage_writer writes."""
+    data = bytearray(pattern(0, ranks * mib * MiB, 1))
+    for r in range(ranks):
+        o, n = overwrite_range(r, mib)
+        data[o:o + n] = pattern(o, n, 2)
+    return bytes(data)
+
+
+class StageTest(common.CliTestCase):
+    needs_xattrs = False
+
+    # -- helpers ------------------------------------------------------------
+
+    def writer(self, path, mib, mode, stage=True, knob=True, np=1, bw="1m"):
+        e = dict(os.environ)
+        e.pop("OSTIO_HINTS", None)
+        e.pop("OSTIO_TEST_RANKS_PER_NODE", None)
+        if stage:
+            e["OSTIO_HINTS"] = "*:ostio_stage_dir=%s:ostio_stage_bandwidth=%s" % (self.p("ssd"), bw)
+        if knob:
+            e["OSTIO_TEST_RANKS_PER_NODE"] = "1"
+        cmd = [WRITER, self.p(path), str(mib), mode]
+        if np > 1:
+            mpiexec = os.environ.get("OSTIO_TEST_MPIEXEC") or shutil.which("mpiexec")
+            if not mpiexec:
+                self.skipTest("no mpiexec")
+            cmd = [mpiexec, "-n", str(np)] + cmd
+        r = subprocess.run(cmd, cwd=self.tmp, env=e, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+        self.assertEqual(r.returncode, 0, "stage_writer %s: exit %d\n%s%s"
+                         % (" ".join(cmd[-3:]), r.returncode, r.stdout, r.stderr))
+
+    def flatten(self, path, out):
+        self.ok("container", "flatten", path, out, timeout=60)
+        with open(self.p(out), "rb") as f:
+            return f.read()
+
+    def reference(self, mib, np=1):
+        """The same program's output without staging, flattened."""
+        self.writer("ref", mib, "close", stage=False, knob=False, np=np)
+        data = self.flatten("ref", "ref.out")
+        self.assertEqual(data, expected(mib, np), "the unstaged reference is not the pattern")
+        return data
+
+    def check(self, path):
+        r = self.run_ostio("container", "check", path, timeout=30)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        return r
+
+    def status(self, path, *extra):
+        return self.json_of("stage", "status", "--json", *extra, path)
+
+    def records(self, path):
+        return sorted(glob.glob(self.p(path, "hostdir.*", "stage.*")))
+
+    def stage_files(self):
+        return sorted(f for f in glob.glob(self.p("ssd", "**"), recursive=True)
+                      if os.path.isfile(f))
+
+    def data_copy(self, path, session=1, writer=0):
+        return glob.glob(self.p(path, "hostdir.*", "data.%d.%d" % (session, writer)))[0]
+
+    def staged_data(self, node=0, session=1, writer=0):
+        return glob.glob(self.p("ssd", "node.%d" % node, "ostio.*.%d" % session,
+                                "data.%d.%d" % (session, writer)))[0]
+
+    def assert_drained_clean(self, path):
+        r = self.check(path)
+        self.assertEqual(r.returncode, 0, "check after the drain:\n" + r.stderr)
+        self.assertEqual(self.records(path), [], "stage records remain")
+        self.assertEqual(self.stage_files(), [], "staged files remain")
+        st = self.status(path)
+        self.assertEqual(st["writers"], [])
+        self.assertEqual(st["totals"]["writers"], 0)
+
+    def fails(self, status, args, needles):
+        """`ostio stage SUB ...` exits status; stderr starts with its name."""
+        r = self.run_ostio("stage", *args)
+        what = "ostio stage " + " ".join(args)
+        self.assertEqual(r.returncode, status, "%s: exit %d\n%s" % (what, r.returncode, r.stderr))
+        sub = args[0] if args and args[0] in ("status", "drain") else None
+        prefix = "ostio stage %s: " % sub if sub else "ostio stage: "
+        self.assertTrue(r.stderr.startswith(prefix), "%s: stderr:\n%s" % (what, r.stderr))
+        for n in needles:
+            self.assertIn(n, r.stderr, "%s: stderr does not mention %r" % (what, n))
+        if status == 2:
+            self.assertIn("Try 'ostio stage", r.stderr)
+
+    # -- usage --------------------------------------------------------------
+
+    def test_help_and_refusals(self):
+        for args in (["stage", "--help"], ["stage", "status", "--help"],
+                     ["stage", "drain", "--help"]):
+            r = self.ok(*args)
+            self.assertIn("Usage: ostio stage", r.stdout)
+        self.assertIn("stage", self.ok("--help").stdout)
+        self.fails(1, ["status", "nothere"], ["nothere", "No such file"])
+        self.fails(1, ["drain", "nothere"], ["nothere", "No such file"])
+        self.write("plain", b"x" * 100)
+        self.fails(1, ["status", "plain"],
+                          ["plain is not a container", "not a log container",
+                           "ostio_stage_dir"])
+        self.ok("container", "create", "striped", "--objects", "2")
+        self.fails(1, ["drain", "striped"],
+                          ["striped is a striped container, not a log container"])
+        self.ok("container", "create", "log", "--log")
+        for bad in ("abc", "0", "-5", "12x"):
+            self.fails(2, ["drain", "--bandwidth", bad, "log"],
+                              ["--bandwidth '%s'" % bad, "positive number of bytes per second",
+                               "is accepted"])
+        self.fails(2, ["status", "--bandwidth", "1m", "log"],
+                          ["does not apply here"])
+        self.fails(2, ["drain", "--json", "log"], ["does not apply here"])
+        self.fails(2, ["drain"], ["expected one PATH"])
+        self.fails(2, ["flush", "log"], ["unknown subcommand 'flush'",
+                                                          "status or drain"])
+        self.fails(2, [], ["expected a subcommand"])
+        r = self.ok("stage", "status", "log")
+        self.assertIn("nothing staged", r.stdout)
+        r = self.ok("stage", "drain", "log")
+        self.assertIn("nothing staged", r.stdout)
+
+    # -- a closed job: nothing staged ---------------------------------------
+
+    def test_close_drains_everything(self):
+        ref = self.reference(8)
+        self.writer("c", 8, "close")
+        r = self.ok("stage", "status", "c")
+        self.assertIn("nothing staged", r.stdout)
+        self.assert_drained_clean("c")
+        self.assertEqual(self.flatten("c", "c.out"), ref)
+
+    # -- a killed job, drained by the epilogue ------------------------------
+
+    def test_exit_then_drain_other_node(self):
+        ref = self.reference(16)
+        self.writer("c", 16, "exit")
+        node = HOST + "#node0"
+        self.assertEqual(len(self.records("c")), 1)
+        with open(self.records("c")[0]) as f:
+            rec = f.read()
+        self.assertTrue(rec.startswith("ostio stage 1\nhost %s\ndir /" % node), rec)
+        staged = os.path.getsize(self.staged_data())
+        self.assertGreater(staged, 16 * MiB)
+        st = self.status("c")
+        self.assertEqual(st["totals"]["writers"], 1)
+        w = st["writers"][0]
+        self.assertEqual((w["session"], w["writer"], w["host"], w["this_node"], w["reachable"]),
+                         (1, 0, node, False, True))
+        self.assertEqual(w["staged_data_bytes"], staged)
+        self.assertEqual(w["drained_data_bytes"], os.path.getsize(self.data_copy("c")))
+        self.assertLess(w["drained_data_bytes"], staged)  # the 1m hint held it back
+        self.assertEqual(w["indexed_data_bytes"], staged)
+        self.assertEqual(self.status("c", "--host", node)["writers"][0]["this_node"], True)
+        text = self.ok("stage", "status", "c").stdout
+        self.assertIn("host %s, dir %s" % (node, w["dir"]), text)
+        self.assertIn("total: 1 staged writer (0 on this node", text)
+
+        r = self.check("c")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("writer 0 of session 1 is staged on host %s (%s)" % (node, w["dir"]),
+                      r.stderr)
+        self.assertIn("indexed data bytes drained; run `ostio stage drain c` on %s" % node,
+                      r.stderr)
+        self.assertIn("are staged, not drained", r.stderr)
+        r = self.run_ostio("container", "compact", "c")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("drain first", r.stderr)
+        self.assertIn("OSTIO_ESTAGED", r.stderr)
+        self.assertFalse(os.path.exists(self.p("c", "index.compact")))
+
+        r = self.run_ostio("stage", "drain", "c")  # this node is not node0
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("staged on other nodes, not drained here: %s (writer 0 of session 1)"
+                      % node, r.stdout)
+        self.assertIn("1 writer remains staged", r.stderr)
+        self.assertEqual(len(self.records("c")), 1)
+
+        r = self.ok("stage", "drain", "--host", node, "c", timeout=30)
+        self.assertIn("drained writer 0 of session 1 (host %s)" % node, r.stdout)
+        self.assertIn("size record written clean", r.stdout)
+        self.assert_drained_clean("c")
+        self.assertEqual(self.flatten("c", "c.out"), ref)
+        r = self.ok("stage", "drain", "--host", node, "c")  # again: nothing to do
+        self.assertIn("nothing staged", r.stdout)
+
+    def test_exit_then_drain_this_node(self):
+        ref = self.reference(8)
+        self.writer("c", 8, "exit", knob=False)
+        st = self.status("c")
+        self.assertEqual(st["host"], HOST)
+        self.assertEqual([(w["host"], w["this_node"]) for w in st["writers"]], [(HOST, True)])
+        r = self.ok("stage", "drain", "--quiet", "c", timeout=30)
+        self.assertEqual(r.stderr, "")
+        self.assertIn("1 writer drained", r.stdout)
+        self.assertEqual(glob.glob(self.p("ssd", "*")), [], "the stage directory remains")
+        self.assertEqual(self.records("c"), [])
+        self.assertEqual(self.check("c").returncode, 0)
+        self.assertEqual(self.flatten("c", "c.out"), ref)
+
+    def test_two_nodes(self):
+        ref = self.reference(4, np=2)
+        self.writer("c", 4, "exit", np=2)
+        st = self.status("c")
+        self.assertEqual(sorted(w["host"] for w in st["writers"]),
+                         [HOST + "#node0", HOST + "#node1"])
+        r = self.run_ostio("stage", "drain", "--host", HOST + "#node1", "c", timeout=30)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("drained writer 1 of session 1", r.stdout)
+        self.assertIn("not drained here: %s#node0 (writer 0 of session 1)" % HOST, r.stdout)
+        self.assertNotIn("size record", r.stdout)
+        r = self.check("c")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("writer 0 of session 1 is staged on host %s#node0" % HOST, r.stderr)
+        self.assertNotIn("writer 1 of session 1 is staged", r.stderr)
+        r = self.ok("stage", "drain", "--host", HOST + "#node0", "c", timeout=30)
+        self.assertIn("size record written clean", r.stdout)
+        self.assert_drained_clean("c")
+        self.assertEqual(self.flatten("c", "c.out"), ref)
+
+    # -- kill -9 during the drain, resumed ------------------------------------
+
+    def start_drain(self, node, bw="20m"):
+        e = dict(os.environ)
+        e.pop("OSTIO_HINTS", None)
+        return subprocess.Popen([common.OSTIO, "stage", "drain", "--host", node, "--bandwidth",
+                                 bw, "c"], cwd=self.tmp, env=e, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+
+    def kill_after(self, node, grown):
+        """Starts a drain, SIGKILLs it once the data copy reached grown bytes."""
+        copy = self.data_copy("c")
+        p = self.start_drain(node)
+        t0 = time.time()
+        while os.path.getsize(copy) < grown:
+            self.assertIsNone(p.poll(), "the drain ended before %d bytes" % grown)
+            self.assertLess(time.time() - t0, 20, "the drain does not progress")
+            time.sleep(0.005)
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        return os.path.getsize(copy)
+
+    def test_kill_drain_resume(self):
+        ref = self.reference(32)
+        self.writer("c", 32, "exit")
+        node = HOST + "#node0"
+        staged_path = self.staged_data()
+        with open(staged_path, "rb") as f:
+            staged = f.read()
+        at = os.path.getsize(self.data_copy("c"))
+        for k, grown in enumerate((at + 3 * MiB, at + 13 * MiB, at + 29 * MiB)):
+            size = self.kill_after(node, grown)
+            self.assertLess(size, len(staged), "kill %d came after the end" % k)
+            with open(self.data_copy("c"), "rb") as f:
+                copy = f.read()
+            self.assertEqual(copy, staged[:len(copy)], "kill %d: the drained copy differs" % k)
+            self.assertEqual(len(self.records("c")), 1, "kill %d: record gone" % k)
+            self.assertEqual(os.path.getsize(staged_path), len(staged))
+            r = self.check("c")
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("is staged on host %s" % node, r.stderr)
+        r = self.ok("stage", "drain", "--host", node, "c", timeout=30)
+        self.assertIn("drained writer 0 of session 1", r.stdout)
+        self.assert_drained_clean("c")
+        with open(self.data_copy("c"), "rb") as f:
+            self.assertEqual(f.read(), staged, "the container's data log is not the staged one")
+        self.assertEqual(self.flatten("c", "c.out"), ref)
+
+    def test_progress_line(self):
+        self.writer("c", 24, "exit")
+        p = self.run_ostio("stage", "drain", "--host", HOST + "#node0", "--bandwidth", "12m",
+                           "c", timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = [l for l in p.stderr.splitlines() if l.startswith("ostio stage drain: c: ")]
+        self.assertGreaterEqual(len(lines), 1, p.stderr)
+        self.assertRegex(lines[0], r"^ostio stage drain: c: \d+\.\d MiB copied, \d+\.\d MiB/s$")
+        # paced: about 2 s for 24+ MiB at 12 MiB/s, never much faster
+        m = [l for l in p.stdout.splitlines() if " drained, " in l][0]
+        secs = float(m.split(" bytes in ")[1].split(" s ")[0])
+        self.assertGreater(secs, 1.5, m)
+
+    # -- a node lost before its drain -------------------------------------------
+
+    def test_node_lost(self):
+        self.writer("c", 16, "exit")
+        node = HOST + "#node0"
+        drained = self.kill_after(node, os.path.getsize(self.data_copy("c")) + 6 * MiB)
+        with open(self.data_copy("c"), "rb") as f:
+            before = f.read()
+        shutil.rmtree(self.p("ssd", "node.0"))  # the node's SSD is gone
+
+        r = self.check("c")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("is staged on host %s" % node, r.stderr)
+        self.assertIn("cannot be reached from here", r.stderr)
+        self.assertIn("are staged, not drained", r.stderr)
+        st = self.status("c")["writers"][0]
+        self.assertEqual((st["reachable"], st["staged_data_bytes"]), (False, None))
+        self.assertEqual(st["drained_data_bytes"], drained)
+
+        r = self.run_ostio("container", "flatten", "c", "lost.out", timeout=60)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("not drained", r.stderr)
+        self.assertIn("OSTIO_ESTAGED", r.stderr)
+        r = self.run_ostio("container", "map", "c")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("OSTIO_ESTAGED", r.stderr)
+        self.assertNotIn("zeros", r.stdout)
+        r = self.run_ostio("stage", "drain", "c")
+        self.assertEqual(r.returncode, 1)
+
+        r = self.ok("container", "recover", "c")
+        self.assertIn("gave up writer 0 of session 1 staged on host %s" % node, r.stdout)
+        self.assertIn("are lost", r.stdout)
+        self.assertIn("cut hostdir.000/index.1.0", r.stdout)
+        self.assertEqual(self.records("c"), [])
+        self.assertEqual(self.check("c").returncode, 0)
+        out = self.flatten("c", "c.out")
+        # What was drained stays: the records whose data was drained (cut at the
+        # first one that was not), bytes as written.
+        self.assertGreater(len(out), drained - 2 * MiB)
+        self.assertLessEqual(len(out), drained)
+        self.assertEqual(out, pattern(0, len(out), 1))
+        with open(self.data_copy("c"), "rb") as f:
+            self.assertEqual(f.read(), before[:len(out)])
+
+
+def _take_writer():
+    global WRITER
+    if "--writer" in sys.argv:
+        i = sys.argv.index("--writer")
+        WRITER = os.path.abspath(sys.argv[i + 1])
+        del sys.argv[i:i + 2]
+    if not WRITER or not os.access(WRITER, os.X_OK):
+        sys.stderr.write("usage: %s /path/to/ostio --writer /path/to/stage_writer\n" % sys.argv[0])
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    _take_writer()
+    sys.exit(common.main())
