@@ -7,7 +7,9 @@
  *
  *   logrec.c   pure: the 64-byte record codec, CRC-32C, the compressor
  *   logmap.c   pure: records in key order, read planning (resolve), size
- *   logfile.c  on disk: listing, loading index logs, reading
+ *   logfile.c  on disk: listing, loading index logs
+ *   logread.c  on disk: data-log descriptors, reading through the map
+ *   logstage.c on disk: node-local staging (log_stage.h)
  *   logwriter.c on disk: a writer's data and index logs
  *   logtool.c  on disk: check, recover, compact, remove */
 #ifndef OSTIO_CONTAINER_LOG_H
@@ -182,7 +184,21 @@ int ostio__log_load_compact(ostio__logdir *d, ostio__logent **e, size_t *n, size
                             ostio__logload *st);
 /* Serial: every record into map (compact plus uncovered logs). */
 int ostio__log_load_all(ostio__logdir *d, ostio__logmap *map, ostio__logload *st);
-/* Data log fd of src (opened read-only on first use). */
+/* Src i's "data" or "index" log, read-only: the staged copy when the
+ * writer is staged on this node (and still there), else the container's;
+ * -1 with errno. */
+int ostio__log_open_src(ostio__logdir *d, size_t i, const char *what);
+/* hostdir number of this host: FNV-1a(hostname) mod hostdirs. */
+int32_t ostio__log_hostdir_of(const char *host, int32_t hostdirs);
+/* "hostdir.HHH/data.S.W" (or index) into buf. */
+void ostio__log_name(char *buf, size_t cap, int32_t hostdir, const char *what,
+                     uint32_t session, uint32_t writer);
+/* Parses a log file name ("data.S.W" / "index.S.W" / "stage.S.W"): 1 data,
+ * 2 index, 3 stage record, 0 other. */
+int ostio__log_parse_name(const char *name, uint32_t *session, uint32_t *writer);
+
+/* ---- logread.c (on disk) ------------------------------------------------------
+ * Data log fd of src (opened read-only on first use). */
 int ostio__log_data_fd(ostio__logdir *d, int32_t src, int *fd);
 /* The same, and for a writer staged on another node (log_stage.h) waits
  * until the container's copy holds `need` bytes, while that node's drain
@@ -195,15 +211,6 @@ int ostio__log_read(ostio__logdir *d, ostio__logmap *map, ostio__logres *res, in
  * a writer's pending record). */
 int ostio__log_read_x(ostio__logdir *d, ostio__logmap *map, const ostio__logent *extra,
                       size_t nextra, ostio__logres *res, int64_t off, int64_t len, void *buf);
-/* hostdir number of this host: FNV-1a(hostname) mod hostdirs. */
-int32_t ostio__log_hostdir_of(const char *host, int32_t hostdirs);
-/* "hostdir.HHH/data.S.W" (or index) into buf. */
-void ostio__log_name(char *buf, size_t cap, int32_t hostdir, const char *what,
-                     uint32_t session, uint32_t writer);
-/* Parses a log file name ("data.S.W" / "index.S.W" / "stage.S.W"): 1 data,
- * 2 index, 3 stage record, 0 other. */
-int ostio__log_parse_name(const char *name, uint32_t *session, uint32_t *writer);
-
 /* ---- logwriter.c (on disk) ----------------------------------------------------
  * A writer: its two logs, created on the first write (O_EXCL). */
 typedef struct ostio__logw {

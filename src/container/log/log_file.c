@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "container/log/log.h"
-#include "container/log/log_stage.h"
 #include "core/access.h"
 #include "core/agree.h"
 #include "core/error.h"
@@ -170,38 +169,6 @@ done:
   return rc;
 }
 
-/* For each staged src of the listing, the lowest rank on the node that
- * holds it (-1: none in this job); *out NULL when nothing is staged.
- * Collective (the listing is the same on every rank). */
-static int staged_loaders(ostio_file *fh, const ostio__logdir *d, int **out)
-{
-  size_t nst = 0;
-  *out = NULL;
-  for (size_t i = 0; i < d->nsrc; i++) nst += (d->src[i].flags & OSTIO__LOGSRC_STAGED) != 0;
-  if (nst == 0) return 0;
-  ostio__logstage_identify(fh);
-  uint64_t mine = ostio__stage_host_hash(ostio__stage_self());
-  uint64_t *hh = malloc((size_t)fh->nprocs * sizeof *hh);
-  int *who = malloc((d->nsrc + 1) * sizeof *who);
-  int rc = hh && who ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
-  if ((rc = ostio__agree(fh->comm, rc)) == 0) {
-    MPI_Allgather(&mine, 1, MPI_UINT64_T, hh, 1, MPI_UINT64_T, fh->comm);
-    for (size_t i = 0; i < d->nsrc; i++) {
-      who[i] = -1;
-      for (int r = 0; (d->src[i].flags & OSTIO__LOGSRC_STAGED) && r < fh->nprocs; r++)
-        if (d->src[i].stage_host && hh[r] == d->src[i].stage_host) {
-          who[i] = r;
-          break;
-        }
-    }
-    *out = who;
-    who = NULL;
-  }
-  free(hh);
-  free(who);
-  return rc;
-}
-
 static int log_open(ostio_file *fh, MPI_Info info)
 {
   (void)info;
@@ -275,7 +242,7 @@ static int log_open(ostio_file *fh, MPI_Info info)
     ostio__logload st = {0};
     if (fh->rank == 0) rc = ostio__log_load_compact(L->d, &e, &n, &cap, &st);
     int *stager = NULL; /* a staged log is loaded on its own node when a rank is there */
-    if (rc == 0) rc = staged_loaders(fh, L->d, &stager);
+    if (rc == 0) rc = ostio__logstage_loaders(fh, L->d, &stager);
     for (size_t i = 0; rc == 0 && i < L->d->nsrc; i++) {
       const ostio__logsrc *s = &L->d->src[i];
       if (!(s->flags & (OSTIO__LOGSRC_INDEX | OSTIO__LOGSRC_STAGED)) ||

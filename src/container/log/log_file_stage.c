@@ -301,3 +301,35 @@ int ostio__logstage_close(ostio_file *fh, ostio__logstage **sp)
   ostio__logstage_free(sp);
   return rc;
 }
+
+/* For each staged src of the listing, the lowest rank on the node that
+ * holds it (-1: none in this job); *out NULL when nothing is staged.
+ * Collective (the listing is the same on every rank). */
+int ostio__logstage_loaders(ostio_file *fh, const ostio__logdir *d, int **out)
+{
+  size_t nst = 0;
+  *out = NULL;
+  for (size_t i = 0; i < d->nsrc; i++) nst += (d->src[i].flags & OSTIO__LOGSRC_STAGED) != 0;
+  if (nst == 0) return 0;
+  ostio__logstage_identify(fh);
+  uint64_t mine = ostio__stage_host_hash(ostio__stage_self());
+  uint64_t *hh = malloc((size_t)fh->nprocs * sizeof *hh);
+  int *who = malloc((d->nsrc + 1) * sizeof *who);
+  int rc = hh && who ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
+  if ((rc = ostio__agree(fh->comm, rc)) == 0) {
+    MPI_Allgather(&mine, 1, MPI_UINT64_T, hh, 1, MPI_UINT64_T, fh->comm);
+    for (size_t i = 0; i < d->nsrc; i++) {
+      who[i] = -1;
+      for (int r = 0; (d->src[i].flags & OSTIO__LOGSRC_STAGED) && r < fh->nprocs; r++)
+        if (d->src[i].stage_host && hh[r] == d->src[i].stage_host) {
+          who[i] = r;
+          break;
+        }
+    }
+    *out = who;
+    who = NULL;
+  }
+  free(hh);
+  free(who);
+  return rc;
+}
