@@ -142,8 +142,9 @@ static int check_input(const ostio__advise_input *in, ostio__advise_result *out)
 /* ---- one simulation ----------------------------------------------------------------------- */
 
 /* Empties the accumulator as ostio__model_acc_init leaves it, keeping its
- * allocations: every other field (present or added later to model_plan.h)
- * back to 0. */
+ * allocations and the aggregator placement (the same ranks and ranks per
+ * node for every candidate): every other field (present or added later to
+ * model_plan.h) back to 0. */
 static void acc_reset(ostio__model_acc *a)
 {
   ostio__model_acc keep = *a;
@@ -155,6 +156,9 @@ static void acc_reset(ostio__model_acc *a)
   a->send_bytes = keep.send_bytes;
   a->recv_bytes = keep.recv_bytes;
   a->send_msgs = keep.send_msgs;
+  a->aggr_order = keep.aggr_order;
+  a->aggr_eligible = keep.aggr_eligible;
+  a->aggr_rpn = keep.aggr_rpn;
   memset(a->send_bytes, 0, P * sizeof *a->send_bytes);
   memset(a->recv_bytes, 0, P * sizeof *a->recv_bytes);
   memset(a->send_msgs, 0, P * sizeof *a->send_msgs);

@@ -48,6 +48,7 @@ void ostio__model_acc_free(ostio__model_acc *a)
   free(a->send_bytes);
   free(a->recv_bytes);
   free(a->send_msgs);
+  free(a->aggr_order);
   memset(a, 0, sizeof *a);
 }
 
@@ -120,24 +121,43 @@ static int by_agg_off(const void *x, const void *y)
   return p->off < q->off ? -1 : p->off > q->off;
 }
 
-/* naggr aggregators placed as the engine places them without a
+/* The aggregators in the order the engine places them without a
  * cb_config_list hint (every rank may aggregate; the first rank of every
- * node first, then the second, ...: src/file/file.c), into order[]. */
-static int aggregators(const ostio__model_job *j, int strategy, int *order, int64_t *naggr)
+ * node first, then the second, ...: src/file/file.c), into a->aggr_order:
+ * once per accumulator (O(ranks)), not per call. */
+static int placement(ostio__model_acc *a, const ostio__model_job *j)
 {
-  int P = (int)j->nranks, nnodes = (int)((j->nranks + j->ranks_per_node - 1) / j->ranks_per_node);
+  if (a->aggr_order && a->aggr_rpn == j->ranks_per_node) return 0;
+  int P = (int)j->nranks;
   int *node = malloc((size_t)P * sizeof *node);
-  if (!node) return ostio__fail(OSTIO_ENOMEM, "model: out of memory for %d ranks", P);
+  int *order = a->aggr_order ? a->aggr_order : malloc((size_t)P * sizeof *order);
+  a->aggr_order = order;
+  if (!node || !order) {
+    free(node);
+    return ostio__fail(OSTIO_ENOMEM, "model: out of memory for %d ranks", P);
+  }
   for (int r = 0; r < P; r++) node[r] = r / j->ranks_per_node;
   int ne = 0;
   int rc = ostio__aggr_eligible(P, node, NULL, "", order, &ne);
   free(node);
-  if (rc < 0) return rc;
+  if (rc < 0) {
+    free(a->aggr_order);
+    a->aggr_order = NULL;
+    return rc;
+  }
+  a->aggr_eligible = ne;
+  a->aggr_rpn = j->ranks_per_node;
+  return 0;
+}
+
+/* How many of the placed aggregators the strategy uses. */
+static int64_t aggregators(const ostio__model_acc *a, const ostio__model_job *j, int strategy)
+{
+  int P = (int)j->nranks, nnodes = (int)((j->nranks + j->ranks_per_node - 1) / j->ranks_per_node);
   int64_t want = j->cb_nodes > 0 ? j->cb_nodes
                  : strategy == OSTIO__MS_OST ? ostio__aggr_default_count(j->l, j->co_ratio, P)
                                              : ostio__aggr_contig_count(j->l, j->co_ratio, P, nnodes);
-  *naggr = want < ne ? want : ne;
-  return 0;
+  return want < a->aggr_eligible ? want : a->aggr_eligible;
 }
 
 static int collective(ostio__model_acc *a, const ostio__model_job *j, int strategy,
@@ -145,13 +165,13 @@ static int collective(ostio__model_acc *a, const ostio__model_job *j, int strate
                       int64_t lo, int64_t hi, size_t npieces_hint)
 {
   int P = (int)j->nranks;
-  int *order = malloc((size_t)P * sizeof *order);
   int64_t *seen = calloc((size_t)P, sizeof *seen);
   piece *pc = NULL;
   size_t np = 0, cap = npieces_hint + 16;
   int64_t naggr = 0;
-  int rc = order && seen ? 0 : ostio__fail(OSTIO_ENOMEM, "model: out of memory");
-  if (rc == 0) rc = aggregators(j, strategy, order, &naggr);
+  int rc = seen ? placement(a, j) : ostio__fail(OSTIO_ENOMEM, "model: out of memory");
+  const int *order = a->aggr_order;
+  if (rc == 0) naggr = aggregators(a, j, strategy);
   ostio__domains d;
   const ostio__domain_rule *rule = strategy == OSTIO__MS_OST  ? &ostio__domain_ost
                                    : strategy == OSTIO__MS_EVEN ? &ostio__domain_even
@@ -219,7 +239,6 @@ static int collective(ostio__model_acc *a, const ostio__model_job *j, int strate
   if (rc == 0) a->naggr = naggr;
   free(pc);
   free(seen);
-  free(order);
   return rc;
 }
 

@@ -53,6 +53,12 @@ typedef struct ostio__model_acc {
   int64_t bytes;            /* every call's bytes, for the conservation check */
   int64_t naggr;            /* of the last collective call                    */
   int64_t tag;              /* the next request tag (model_plan.c)            */
+  /* The aggregator placement (ostio__aggr_eligible's order), the same for
+   * every collective call: computed at the first one, again only if a call
+   * comes with other ranks per node. */
+  int *aggr_order;          /* nranks entries, or NULL before the first      */
+  int aggr_eligible;        /* ranks in aggr_order                           */
+  int aggr_rpn;             /* the ranks per node it was computed for        */
 } ostio__model_acc;
 
 int ostio__model_acc_init(ostio__model_acc *a, int64_t nranks);

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hints/hints.h"
 #include "model/advise.h"
 #include "model/json.h"
 #include "patterns.h"
 #include "tools/cli.h"
+#include "tools/model_args.h"
 
 #define CMD "advise"
 
@@ -53,14 +53,15 @@ static const char *help =
   "statistics-file error, 2 on a usage error.\n";
 
 enum { OPT_SYSTEM = OPT_MAX_PIECES + 1, OPT_RANKS, OPT_RPN, OPT_SC, OPT_SS, OPT_STRAT, OPT_CB,
-       OPT_FPP, OPT_BTIO, OPT_STATS, OPT_STATS_FILE };
+       OPT_FPP, OPT_STATS, OPT_STATS_FILE };
 
 typedef struct aargs {
   const char *system, *stats;
   int64_t ranks, rpn, stats_file;
   int64_t sc, ss, cb;          /* -1: not given                             */
   int strategy;                /* -1: not given                             */
-  int json, pattern_flags;
+  int json;
+  model_pattern flags;         /* -p, -b, -t, -s, --btio-class as given     */
   ob_pattern_opts pat;
 } aargs;
 
@@ -84,15 +85,10 @@ static int64_t int_arg(const char *s, int64_t lo, int64_t hi, int *ok)
   return *ok ? v : -1;
 }
 
-static int64_t size_arg(const char *s)
-{
-  int64_t v = -1;
-  return ostio__parse_size(s, &v) == 0 ? v : -1;
-}
-
-static int parse_opt(int c, aargs *a, int64_t *bts, char **argv)
+static int parse_opt(int c, aargs *a, char **argv)
 {
   int ok = 1;
+  if (model_pattern_is_opt(c)) return model_pattern_opt(CMD, &a->flags, c, optarg);
   switch (c) {
   case OPT_SYSTEM: a->system = optarg; break;
   case OPT_STATS: a->stats = optarg; break;
@@ -106,7 +102,7 @@ static int parse_opt(int c, aargs *a, int64_t *bts, char **argv)
     return ok ? 0 : cli_usage_error(CMD, "--stats-file %s: expected an index >= 0", optarg);
   case OPT_SC: a->sc = int_arg(optarg, 1, OSTIO_MAX_STRIPE_COUNT, &ok);
     return ok ? 0 : cli_usage_error(CMD, "--stripe-count %s: expected 1 to %d", optarg, OSTIO_MAX_STRIPE_COUNT);
-  case OPT_SS: a->ss = size_arg(optarg);
+  case OPT_SS: a->ss = model_size_arg(optarg);
     if (a->ss >= 1 && a->ss <= 0xFFFFFFFFll) return 0;
     return cli_usage_error(CMD, "--stripe-size %s: expected a size from 1 to 4294967295 bytes "
                            "(k, m, g suffixes)", optarg);
@@ -115,20 +111,6 @@ static int parse_opt(int c, aargs *a, int64_t *bts, char **argv)
   case OPT_STRAT: a->strategy = ostio__mstrategy_from_name(optarg);
     if (a->strategy >= 0) return 0;
     return cli_usage_error(CMD, "--strategy %s: expected ost, even, aligned, independent or fpp", optarg);
-  case 'p': a->pattern_flags = 1;
-    if ((a->pat.kind = ob_pattern_kind_from_name(optarg)) >= 0) return 0;
-    return cli_usage_error(CMD, "-p %s: expected ior, strided, btio, flash or random", optarg);
-  case 'b': case 't': case 's':
-    a->pattern_flags = 1;
-    bts[c == 'b' ? 0 : c == 't' ? 1 : 2] = size_arg(optarg);
-    if (bts[c == 'b' ? 0 : c == 't' ? 1 : 2] >= 1) return 0;
-    return cli_usage_error(CMD, "-%c %s: expected a %s >= 1", c, optarg, c == 's' ? "count" : "size");
-  case OPT_BTIO: a->pattern_flags = 1;
-    if (strlen(optarg) == 1 && ob_btio_grid(optarg[0]) > 0) {
-      a->pat.btio_class = optarg[0];
-      return 0;
-    }
-    return cli_usage_error(CMD, "--btio-class %s: expected S, W, A, B or C", optarg);
   default: return cli_bad_option(CMD, argv);
   }
   return 0;
@@ -142,39 +124,29 @@ static int parse(int argc, char **argv, aargs *a)
     {"stripe-count", required_argument, NULL, OPT_SC},
     {"stripe-size", required_argument, NULL, OPT_SS},
     {"strategy", required_argument, NULL, OPT_STRAT}, {"cb-nodes", required_argument, NULL, OPT_CB},
-    {"fpp", no_argument, NULL, OPT_FPP}, {"btio-class", required_argument, NULL, OPT_BTIO},
+    {"fpp", no_argument, NULL, OPT_FPP}, {"btio-class", required_argument, NULL, MODEL_OPT_BTIO},
     {"stats", required_argument, NULL, OPT_STATS},
     {"stats-file", required_argument, NULL, OPT_STATS_FILE},
     {"json", no_argument, NULL, OPT_JSON}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   *a = (aargs){.sc = -1, .ss = -1, .cb = -1, .strategy = -1, .stats_file = -1};
-  ob_pattern_defaults(OB_PAT_IOR, &a->pat);
-  int64_t bts[3] = {-1, -1, -1};
-  char btio = 0;
+  model_pattern_init(&a->flags);
   int c, rc;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, "hp:b:t:s:", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, MODEL_SHORT_OPTS, opts, NULL)) != -1) {
     if (c == 'h') {
       fputs(help, stdout);
       return 1;
     }
-    if (c == OPT_BTIO) btio = optarg[0];
-    if (c == 'p') {
-      int kind = ob_pattern_kind_from_name(optarg);
-      if (kind >= 0) ob_pattern_defaults(kind, &a->pat);
-    }
-    if ((rc = parse_opt(c, a, bts, argv)) != 0) return rc;
+    if ((rc = parse_opt(c, a, argv)) != 0) return rc;
   }
   if (optind < argc) return cli_usage_error(CMD, "unexpected argument %s (see --help)", argv[optind]);
   if (!a->system) return cli_usage_error(CMD, "--system FILE is required (see systems/)");
-  if (a->stats && a->pattern_flags)
+  if (a->stats && a->flags.given)
     return cli_usage_error(CMD, "--stats gives the pattern: -p, -b, -t, -s and --btio-class "
                            "cannot be combined with it");
   if (a->stats_file >= 0 && !a->stats) return cli_usage_error(CMD, "--stats-file needs --stats FILE");
-  if (bts[0] > 0) a->pat.block = bts[0];
-  if (bts[1] > 0) a->pat.transfer = bts[1];
-  if (bts[2] > 0) a->pat.segments = bts[2];
-  if (btio) a->pat.btio_class = btio;
+  model_pattern_opts(&a->flags, &a->pat);
   return 0;
 }
 
@@ -331,45 +303,6 @@ done:
   return status;
 }
 
-/* ---- the pattern -------------------------------------------------------------------------- */
-
-typedef struct pctx {
-  ob_plan *plans;
-  int64_t nranks;
-} pctx;
-
-static int pattern_call(void *ctx, int k, const ostio_extent **ext, size_t *n)
-{
-  pctx *p = ctx;
-  for (int64_t r = 0; r < p->nranks; r++) {
-    int in = k < p->plans[r].nsteps;
-    ext[r] = in ? p->plans[r].steps[k].ext : NULL;
-    n[r] = in ? p->plans[r].steps[k].n : 0;
-  }
-  return 0;
-}
-
-static int build(const ob_pattern_opts *o, int64_t P, pctx *p, int *ncalls)
-{
-  char err[256] = "";
-  p->nranks = P;
-  p->plans = calloc((size_t)P, sizeof *p->plans);
-  if (!p->plans) return cli_runtime_error(CMD, "out of memory for %lld ranks", (long long)P);
-  *ncalls = 0;
-  for (int64_t r = 0; r < P; r++) {
-    if (ob_pattern_build(o, (int)r, (int)P, &p->plans[r], err, sizeof err) < 0)
-      return cli_usage_error(CMD, "pattern at %lld ranks: %s", (long long)P, err);
-    if (p->plans[r].nsteps > *ncalls) *ncalls = p->plans[r].nsteps;
-  }
-  return CLI_OK;
-}
-
-static void pattern_free(pctx *p)
-{
-  for (int64_t r = 0; p->plans && r < p->nranks; r++) ob_plan_free(&p->plans[r]);
-  free(p->plans);
-}
-
 /* ---- output ------------------------------------------------------------------------------- */
 
 static void json_choice(const ostio__advise_eval *e)
@@ -486,7 +419,7 @@ int cmd_advise(int argc, char **argv)
   srun run = {0};
   if ((rc = ostio__sys_load(a.system, &sys)) < 0) return cli_lib_error(CMD, rc);
   if (a.stats && (rc = read_stats(a.stats, a.stats_file, &run)) != CLI_OK) return rc;
-  ostio__advise_input in = {.sys = &sys, .ranks_per_node = (int)a.rpn, .call = pattern_call};
+  ostio__advise_input in = {.sys = &sys, .ranks_per_node = (int)a.rpn, .call = model_plans_call};
   current_choice(&a, a.stats ? &run : NULL, &in.current, &a.pat);
   int64_t cap = sys.nodes * (a.rpn ? a.rpn : sys.ranks_per_node);
   in.nranks = a.ranks ? a.ranks : a.stats ? (run.fpp ? run.world_size : run.nprocs)
@@ -499,15 +432,16 @@ int cmd_advise(int argc, char **argv)
   if (in.current.cb_nodes > in.nranks)
     return cli_usage_error(CMD, "--cb-nodes %lld: expected 0 to %lld (the ranks)",
                            (long long)in.current.cb_nodes, (long long)in.nranks);
-  pctx p = {0};
+  model_plans p;
   ostio__advise_result r;
-  int status = build(&a.pat, in.nranks, &p, &in.ncalls);
+  int status = model_plans_build(CMD, &a.pat, in.nranks, &p);
+  in.ncalls = p.ncalls;
   in.ctx = &p;
   if (status == CLI_OK && (rc = ostio__advise(&in, &r)) < 0) status = cli_lib_error(CMD, rc);
   if (status == CLI_OK && a.json)
     print_json(&sys, &r, in.nranks, &a.pat, in.ncalls, a.stats, &run);
   else if (status == CLI_OK)
     print_text(&sys, &r, in.nranks, &a.pat, in.ncalls, a.stats, &run);
-  pattern_free(&p);
+  model_plans_free(&p);
   return status;
 }

@@ -10,13 +10,13 @@
 #include <time.h>
 
 #include "core/error.h"
-#include "hints/hints.h"
 #include "layout/layout.h"
 #include "model/model_plan.h"
 #include "model/sim.h"
 #include "model/sysdesc.h"
 #include "patterns.h"
 #include "tools/cli.h"
+#include "tools/model_args.h"
 #include "tools/svgplot.h"
 
 #define CMD "model"
@@ -53,7 +53,7 @@ static const char *help =
   "a usage error.\n";
 
 enum { OPT_SYSTEM = OPT_MAX_PIECES + 1, OPT_RANKS, OPT_RPN, OPT_SWEEP, OPT_SC, OPT_SS,
-       OPT_STRAT, OPT_CB, OPT_BTIO, OPT_PLOT };
+       OPT_STRAT, OPT_CB, OPT_PLOT };
 
 typedef struct margs {
   const char *system;
@@ -66,13 +66,6 @@ typedef struct margs {
   const char *plot;          /* --plot PREFIX: PREFIX.svg and PREFIX.csv   */
   double mbps[64][OSTIO__MS_COUNT]; /* the rows' predictions, for the plot */
 } margs;
-
-/* "1m" -> 1048576 (hints' size syntax); -1 when invalid. */
-static int64_t size_arg(const char *s)
-{
-  int64_t v = -1;
-  return ostio__parse_size(s, &v) == 0 ? v : -1;
-}
 
 static int parse_list(const char *s, int64_t *out, int cap, int *n)
 {
@@ -110,18 +103,21 @@ static int parse(int argc, char **argv, margs *a)
     {"stripe-size", required_argument, NULL, OPT_SS},
     {"strategy", required_argument, NULL, OPT_STRAT},
     {"cb-nodes", required_argument, NULL, OPT_CB},
-    {"btio-class", required_argument, NULL, OPT_BTIO},
+    {"btio-class", required_argument, NULL, MODEL_OPT_BTIO},
     {"plot", required_argument, NULL, OPT_PLOT},
     {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   *a = (margs){.stripe_count = 4, .stripe_size = 1 << 20, .nstrat = OSTIO__MS_COUNT};
   for (int s = 0; s < OSTIO__MS_COUNT; s++) a->strat[s] = s;
-  ob_pattern_defaults(OB_PAT_IOR, &a->pat);
-  int c, kind = OB_PAT_IOR;
-  int64_t b = -1, t = -1, s = -1;
-  char btio = 0;
+  model_pattern pat;
+  model_pattern_init(&pat);
+  int c, rc;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, "hp:b:t:s:", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, MODEL_SHORT_OPTS, opts, NULL)) != -1) {
+    if (model_pattern_is_opt(c)) {
+      if ((rc = model_pattern_opt(CMD, &pat, c, optarg)) != 0) return rc;
+      continue;
+    }
     switch (c) {
     case 'h': fputs(help, stdout); return 1;
     case OPT_SYSTEM: a->system = optarg; break;
@@ -142,7 +138,7 @@ static int parse(int argc, char **argv, margs *a)
       if (a->stripe_count < 1 || a->stripe_count > 65535)
         return cli_usage_error(CMD, "--stripe-count %s: expected 1 to 65535", optarg);
       break;
-    case OPT_SS: a->stripe_size = size_arg(optarg);
+    case OPT_SS: a->stripe_size = model_size_arg(optarg);
       if (a->stripe_size < 1) return cli_usage_error(CMD, "--stripe-size %s: expected a size", optarg);
       break;
     case OPT_STRAT:
@@ -153,25 +149,13 @@ static int parse(int argc, char **argv, margs *a)
     case OPT_CB: a->cb_nodes = strtoll(optarg, NULL, 10);
       if (a->cb_nodes < 1) return cli_usage_error(CMD, "--cb-nodes %s: expected >= 1", optarg);
       break;
-    case OPT_BTIO: btio = optarg[0]; break;
     case OPT_PLOT: a->plot = optarg; break;
-    case 'p':
-      if ((kind = ob_pattern_kind_from_name(optarg)) < 0)
-        return cli_usage_error(CMD, "-p %s: expected ior, strided, btio, flash or random", optarg);
-      break;
-    case 'b': if ((b = size_arg(optarg)) < 1) return cli_usage_error(CMD, "-b %s: expected a size", optarg); break;
-    case 't': if ((t = size_arg(optarg)) < 1) return cli_usage_error(CMD, "-t %s: expected a size", optarg); break;
-    case 's': if ((s = size_arg(optarg)) < 1) return cli_usage_error(CMD, "-s %s: expected a count", optarg); break;
     default: return cli_bad_option(CMD, argv);
     }
   }
   if (optind < argc) return cli_usage_error(CMD, "unexpected argument %s (see --help)", argv[optind]);
   if (!a->system) return cli_usage_error(CMD, "--system FILE is required (see systems/)");
-  ob_pattern_defaults(kind, &a->pat);
-  if (b > 0) a->pat.block = b;
-  if (t > 0) a->pat.transfer = t;
-  if (s > 0) a->pat.segments = s;
-  if (btio) a->pat.btio_class = btio;
+  model_pattern_opts(&pat, &a->pat);
   return 0;
 }
 
@@ -181,14 +165,12 @@ static int row(margs *a, const ostio__sys *sys, int64_t P, int64_t K, int64_t va
   ostio_layout *l = NULL;
   int rc = ostio__layout_simple(a->stripe_size, (int32_t)K, -1, &l);
   if (rc < 0) return cli_lib_error(CMD, rc);
-  ob_plan *plans = calloc((size_t)P, sizeof *plans);
+  model_plans p;
+  int status = model_plans_build(CMD, &a->pat, P, &p);
   const ostio_extent **ext = calloc((size_t)P, sizeof *ext);
   size_t *n = calloc((size_t)P, sizeof *n);
-  char err[256] = "";
-  int status = plans && ext && n ? CLI_OK : cli_runtime_error(CMD, "out of memory for %lld ranks", (long long)P);
-  for (int64_t r = 0; status == CLI_OK && r < P; r++)
-    if (ob_pattern_build(&a->pat, (int)r, (int)P, &plans[r], err, sizeof err) < 0)
-      status = cli_usage_error(CMD, "pattern at %lld ranks: %s", (long long)P, err);
+  if (status == CLI_OK && !(ext && n))
+    status = cli_runtime_error(CMD, "out of memory for %lld ranks", (long long)P);
   ostio__model_job j = {.l = l, .nranks = P, .ranks_per_node = (int)(a->rpn ? a->rpn : sys->ranks_per_node),
                         .nost = ostio__sys_nost(sys), .co_ratio = 1, .cb_nodes = a->cb_nodes};
   for (int k = 0; status == CLI_OK && k < a->nstrat; k++) {
@@ -198,11 +180,8 @@ static int row(margs *a, const ostio__sys *sys, int64_t P, int64_t K, int64_t va
     memset(&res, 0, sizeof res);
     clock_t c0 = clock();
     rc = ostio__model_acc_init(&acc, P);
-    for (int st = 0; rc == 0 && st < plans[0].nsteps; st++) {
-      for (int64_t r = 0; r < P; r++) {
-        ext[r] = st < plans[r].nsteps ? plans[r].steps[st].ext : NULL;
-        n[r] = st < plans[r].nsteps ? plans[r].steps[st].n : 0;
-      }
+    for (int st = 0; rc == 0 && st < p.ncalls; st++) {
+      model_plans_call(&p, st, ext, n);
       rc = ostio__model_add_call(&acc, &j, a->strat[k], ext, n);
     }
     if (rc == 0) rc = ostio__model_traffic(&acc, &t);
@@ -221,8 +200,7 @@ static int row(margs *a, const ostio__sys *sys, int64_t P, int64_t K, int64_t va
     ostio__sim_result_free(&res);
     ostio__model_acc_free(&acc);
   }
-  for (int64_t r = 0; plans && r < P; r++) ob_plan_free(&plans[r]);
-  free(plans);
+  model_plans_free(&p);
   free(ext);
   free(n);
   ostio__layout_destroy(l);

@@ -1,0 +1,56 @@
+/* What `ostio model` and `ostio advise` share (issue 18): the pattern
+ * flags (ostio-bench's -p, -b, -t, -s, --btio-class), size arguments,
+ * every rank's plan of a pattern and, per call, the extents the model
+ * takes. docs/model.md. */
+#ifndef OSTIO_TOOLS_MODEL_ARGS_H
+#define OSTIO_TOOLS_MODEL_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ostio.h"
+#include "patterns.h"
+
+/* getopt_long short options of both commands, and the option id of
+ * --btio-class (above every command's own ids). */
+#define MODEL_SHORT_OPTS "hp:b:t:s:"
+#define MODEL_OPT_BTIO 0x4000
+
+/* The pattern flags as given. */
+typedef struct model_pattern {
+  int kind;                 /* -p, ob_pattern_kind  [ior]                       */
+  int64_t block, transfer, segments; /* -b, -t, -s; -1: not given                */
+  char btio_class;          /* --btio-class; 0: not given                       */
+  int given;                /* any of them given                                */
+} model_pattern;
+
+void model_pattern_init(model_pattern *p);
+/* Whether c (a getopt_long result) is one of the pattern options. */
+int model_pattern_is_opt(int c);
+/* Takes option c with its argument: 0, or cli_usage_error's status with a
+ * message naming the flag and what it accepts. */
+int model_pattern_opt(const char *cmd, model_pattern *p, int c, const char *arg);
+/* The pattern: the kind's defaults with the flags given on top. */
+void model_pattern_opts(const model_pattern *p, ob_pattern_opts *o);
+
+/* "1m" -> 1048576 (k, m, g: powers of 1024); -1 when invalid. */
+int64_t model_size_arg(const char *s);
+
+/* Every rank's plan of a pattern. */
+typedef struct model_plans {
+  ob_plan *plans;
+  int64_t nranks;
+  int ncalls;               /* the most steps of any rank                       */
+} model_plans;
+
+/* Builds the plans of o for P ranks: CLI_OK, or the status of a usage
+ * error (the pattern cannot be built for P ranks) or of a runtime error
+ * (out of memory), with the message printed. Free with model_plans_free
+ * in either case. */
+int model_plans_build(const char *cmd, const ob_pattern_opts *o, int64_t P, model_plans *p);
+/* Call k's extents of every rank (none past a rank's last step); the
+ * shape of ostio__advise_input's callback. Returns 0. */
+int model_plans_call(void *plans, int k, const ostio_extent **ext, size_t *n);
+void model_plans_free(model_plans *p);
+
+#endif
