@@ -225,7 +225,8 @@ static int sub_check(int argc, char **argv)
     "record against the sizes the objects imply, and that nothing else lies in\n"
     "the directory; for a log container its data and index logs (torn or damaged\n"
     "records, records past their data log, names outside the grammar, a stale\n"
-    "index.compact). Exit 0: no problems; 1: problems found, each on stderr.\n\n"
+    "index.compact, writers still staged on node-local storage with the ranges not\n"
+    "drained yet). Exit 0: no problems; 1: problems found, each on stderr.\n\n"
     "  --json  print {\"path\", \"kind\", \"ok\", \"findings\": [one sentence per\n"
     "          problem]} on stdout instead (and \"error\" when PATH cannot be read\n"
     "          as a container); the exit status is the same\n";

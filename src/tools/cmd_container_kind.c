@@ -155,7 +155,13 @@ int sub_recover(int argc, char **argv)
     "after it cannot be trusted), a stale index.compact and leftover temporary files\n"
     "are removed, and the size record is written clean with the size the index\n"
     "implies. Foreign files are left alone (check names them). Run it when no job\n"
-    "has the container open. Each repair is printed; exit 0 when done.\n";
+    "has the container open. Each repair is printed; exit 0 when done.\n\n"
+    "Staged writers (hint ostio_stage_dir, `ostio stage`) come first: those staged\n"
+    "on this node are drained; one whose stage directory cannot be reached from here\n"
+    "(its node lost) is given up: its stage record is removed and its index cut where\n"
+    "it points past the drained data, each lost range named. A node that is merely\n"
+    "elsewhere and alive loses those bytes too: run `ostio container check PATH`\n"
+    "first, it names every staged writer and its host.\n";
   return run_report("recover", OSTIO__TOOL_RECOVER, usage, argc, argv);
 }
 
@@ -167,6 +173,6 @@ int sub_compact(int argc, char **argv)
     "order plus the size of each index log it covers, so a reader loads one file.\n"
     "Readers use it while the logs it covers are unchanged; a later write session\n"
     "adds new logs that readers load beside it. Run it when no job has the\n"
-    "container open.\n";
+    "container open. Refused while a writer is staged (`ostio stage drain` first).\n";
   return run_report("compact", OSTIO__TOOL_COMPACT, usage, argc, argv);
 }

@@ -382,6 +382,11 @@ int ostio__log_remove(const char *path)
       if (unlinkat(d->dirfd, name, 0) < 0 && errno != ENOENT && rc == 0)
         rc = ostio__fail(ostio__from_errno(errno), "%s/%s: %s", path, name, strerror(errno));
     }
+    if (s->flags & OSTIO__LOGSRC_STAGED) { /* the record; staged logs on nodes stay */
+      ostio__log_name(name, sizeof name, s->hostdir, "stage", s->session, s->writer);
+      if (unlinkat(d->dirfd, name, 0) < 0 && errno != ENOENT && rc == 0)
+        rc = ostio__fail(ostio__from_errno(errno), "%s/%s: %s", path, name, strerror(errno));
+    }
   }
   for (int32_t h = 0; h < d->m.hostdirs; h++) {
     char hd[32];
