@@ -35,8 +35,9 @@ static void usage(FILE *f)
           ostio_version_string());
   for (size_t i = 0; i < NCOMMANDS; i++)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf(f, "\nEvery command takes --help. getstripe, setstripe, map, hints and\n"
-             "container ls|stat|check take --json for machine-readable output.\n"
+  fprintf(f, "\nEvery command takes --help. getstripe, setstripe, map, hints,\n"
+             "container ls|stat|check and stage status take --json for machine-readable\n"
+             "output.\n"
              "Exit status: 0 success, 1 runtime error, 2 usage error.\n");
 }
 
