@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "model/advise.h"
-#include "model/json.h"
 #include "patterns.h"
 #include "tools/cli.h"
 #include "tools/model_args.h"
@@ -64,14 +63,6 @@ typedef struct aargs {
   model_pattern flags;         /* -p, -b, -t, -s, --btio-class as given     */
   ob_pattern_opts pat;
 } aargs;
-
-/* What a statistics document says about one file. */
-typedef struct srun {
-  char file[256];
-  int64_t nprocs, world_size, calls, bytes, aggr_max, index;
-  int64_t stripe_count, stripe_size, ncomponents;
-  int strategy, fpp;
-} srun;
 
 /* ---- options ------------------------------------------------------------------------------ */
 
@@ -150,159 +141,6 @@ static int parse(int argc, char **argv, aargs *a)
   return 0;
 }
 
-/* ---- a statistics document ---------------------------------------------------------------- */
-
-static int read_all(const char *path, char **text, size_t *len)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f) return cli_runtime_error(CMD, "--stats %s: %s", path, strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap || cap > OSTIO__JSON_MAX_BYTES) break;
-    char *b = realloc(buf, cap * 2);
-    if (!b) free(buf);
-    buf = b;
-    cap *= 2;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (!buf || bad) {
-    free(buf);
-    return cli_runtime_error(CMD, "--stats %s: %s", path, bad ? "read error" : "out of memory");
-  }
-  *text = buf;
-  *len = n;
-  return CLI_OK;
-}
-
-/* obj.key as an integer (a double with an integral value is accepted too). */
-static int get_int(const ostio__json *obj, const char *key, int64_t *v)
-{
-  const ostio__json_member *m = ostio__json_find(obj, key);
-  if (!m || m->value.type != OSTIO__JSON_INT) return -1;
-  *v = m->value.u.i;
-  return 0;
-}
-
-/* files[i].counters.NAME.FIELD; 0 when the counter is missing. */
-static int64_t counter(const ostio__json *file, const char *name, const char *field)
-{
-  const ostio__json_member *c = ostio__json_find(file, "counters");
-  const ostio__json_member *m = c ? ostio__json_find(&c->value, name) : NULL;
-  int64_t v = 0;
-  return m && get_int(&m->value, field, &v) == 0 ? v : 0;
-}
-
-/* The strategy the run's collective calls used most (strategy_* counters),
- * else the file's strategy hint; independent calls only: independent. */
-static int run_strategy(const ostio__json *file)
-{
-  static const char *const names[] = {"ost", "even", "aligned", "independent"};
-  int best = -1;
-  int64_t most = 0;
-  char key[64];
-  for (int s = 0; s < 4; s++) {
-    snprintf(key, sizeof key, "strategy_%s", names[s]);
-    int64_t v = counter(file, key, "sum");
-    if (v > most) {
-      most = v;
-      best = ostio__mstrategy_from_name(names[s]);
-    }
-  }
-  if (best >= 0) return best;
-  if (counter(file, "coll_writes", "sum") == 0) return OSTIO__MS_INDEPENDENT;
-  const ostio__json_member *m = ostio__json_find(file, "strategy");
-  int s = m && m->value.type == OSTIO__JSON_STRING ? ostio__mstrategy_from_name(m->value.u.str.s) : -1;
-  return s >= 0 ? s : OSTIO__MS_OST;
-}
-
-static int pick_file(const ostio__json *files, int64_t want, const char *path, int64_t *index)
-{
-  if (!files || files->type != OSTIO__JSON_ARRAY || files->u.arr.n == 0)
-    return cli_runtime_error(CMD, "--stats %s: no \"files\" listed (expected the array of the "
-                             "files the run closed)", path);
-  if (want >= (int64_t)files->u.arr.n)
-    return cli_runtime_error(CMD, "--stats-file %lld: %s lists %zu files (0 to %zu)", (long long)want,
-                             path, files->u.arr.n, files->u.arr.n - 1);
-  *index = want;
-  for (size_t i = 0; want < 0 && i < files->u.arr.n; i++)
-    if (*index < 0 || counter(&files->u.arr.item[i], "bytes_written", "sum") >
-                          counter(&files->u.arr.item[*index], "bytes_written", "sum"))
-      *index = (int64_t)i;
-  return CLI_OK;
-}
-
-static int read_file_rec(const ostio__json *root, const ostio__json *f, const char *path, srun *s)
-{
-  const ostio__json_member *lay = ostio__json_find(f, "layout"), *job = ostio__json_find(root, "job");
-  const ostio__json_member *name = ostio__json_find(f, "file");
-  if (name && name->value.type == OSTIO__JSON_STRING)
-    snprintf(s->file, sizeof s->file, "%s", name->value.u.str.s);
-  if (get_int(f, "nprocs", &s->nprocs) < 0 || s->nprocs < 1 || !lay ||
-      get_int(&lay->value, "stripe_count", &s->stripe_count) < 0 ||
-      get_int(&lay->value, "stripe_size", &s->stripe_size) < 0 ||
-      get_int(&lay->value, "ncomponents", &s->ncomponents) < 0)
-    return cli_runtime_error(CMD, "--stats %s: files[%lld] lacks \"nprocs\" (>= 1) or \"layout\" "
-                             "with integer stripe_count, stripe_size, ncomponents",
-                             path, (long long)s->index);
-  if (s->ncomponents < 1 || s->stripe_count < 1 || s->stripe_count > OSTIO_MAX_STRIPE_COUNT ||
-      s->stripe_size < 1 || s->stripe_size > 0xFFFFFFFFll)
-    return cli_runtime_error(CMD, "--stats %s: files[%lld] has no stripe layout (stripe count "
-                             "%lld, size %lld: a log container?); advise models striped files",
-                             path, (long long)s->index, (long long)s->stripe_count,
-                             (long long)s->stripe_size);
-  s->world_size = 1;
-  if (job) get_int(&job->value, "world_size", &s->world_size);
-  int64_t coll = counter(f, "coll_writes", "max"), indep = counter(f, "indep_writes", "max");
-  s->calls = coll > 0 ? coll : indep;
-  s->bytes = counter(f, "bytes_written", "sum");
-  s->aggr_max = counter(f, "aggr_max", "max");
-  s->strategy = run_strategy(f);
-  s->fpp = s->nprocs == 1 && s->world_size > 1;
-  if (s->nprocs > INT32_MAX || s->world_size < 1 || s->world_size > INT32_MAX)
-    return cli_runtime_error(CMD, "--stats %s: nprocs %lld, world_size %lld; accepted: 1 to %d",
-                             path, (long long)s->nprocs, (long long)s->world_size, INT32_MAX);
-  if (s->calls < 1 || s->calls > INT32_MAX || s->bytes < s->nprocs * s->calls)
-    return cli_runtime_error(CMD, "--stats %s: files[%lld] (%s) wrote %lld bytes in %lld calls "
-                             "per rank; advise needs a file that was written", path,
-                             (long long)s->index, s->file, (long long)s->bytes, (long long)s->calls);
-  return CLI_OK;
-}
-
-static int read_stats(const char *path, int64_t want, srun *s)
-{
-  char *text = NULL;
-  size_t len = 0;
-  ostio__json *root = NULL;
-  int status = read_all(path, &text, &len);
-  if (status != CLI_OK) return status;
-  memset(s, 0, sizeof *s);
-  int rc = ostio__json_parse(text, len, &root);
-  free(text);
-  if (rc < 0) {
-    status = cli_runtime_error(CMD, "--stats %s: %s", path, ostio_last_error());
-    goto done;
-  }
-  const ostio__json_member *fmt = ostio__json_find(root, "format");
-  int64_t version = 0;
-  if (!fmt || fmt->value.type != OSTIO__JSON_STRING || strcmp(fmt->value.u.str.s, "ostio-stats") ||
-      get_int(root, "version", &version) < 0 || version != 2) {
-    status = cli_runtime_error(CMD, "--stats %s: not an ostio statistics document (expected "
-                               "\"format\": \"ostio-stats\", \"version\": 2, as OSTIO_STATS=json:PATH "
-                               "writes)", path);
-    goto done;
-  }
-  const ostio__json_member *files = ostio__json_find(root, "files");
-  status = pick_file(files ? &files->value : NULL, want, path, &s->index);
-  if (status == CLI_OK)
-    status = read_file_rec(root, &files->value.u.arr.item[s->index], path, s);
-done:
-  ostio__json_free(root);
-  return status;
-}
-
 /* ---- output ------------------------------------------------------------------------------- */
 
 static void json_choice(const ostio__advise_eval *e)
@@ -319,7 +157,7 @@ static void json_choice(const ostio__advise_eval *e)
 }
 
 static void print_json(const ostio__sys *sys, const ostio__advise_result *r, int64_t P,
-                       const ob_pattern_opts *o, int ncalls, const char *stats, const srun *s)
+                       const ob_pattern_opts *o, int ncalls, const char *stats, const model_run *s)
 {
   printf("{\"system\": ");
   json_string(stdout, sys->name);
@@ -359,7 +197,7 @@ static void print_json(const ostio__sys *sys, const ostio__advise_result *r, int
 }
 
 static void print_text(const ostio__sys *sys, const ostio__advise_result *r, int64_t P,
-                       const ob_pattern_opts *o, int ncalls, const char *stats, const srun *s)
+                       const ob_pattern_opts *o, int ncalls, const char *stats, const model_run *s)
 {
   printf("# %s: %lld OSTs behind %d OSS; %lld ranks, %d per node (%lld nodes)\n", sys->name,
          (long long)ostio__sys_nost(sys), sys->noss, (long long)P, r->ranks_per_node,
@@ -392,7 +230,7 @@ static void print_text(const ostio__sys *sys, const ostio__advise_result *r, int
 /* ---- the command -------------------------------------------------------------------------- */
 
 /* The current choice and the pattern from the flags, or from the run. */
-static void current_choice(const aargs *a, const srun *s, ostio__advise_choice *c,
+static void current_choice(const aargs *a, const model_run *s, ostio__advise_choice *c,
                            ob_pattern_opts *o)
 {
   *c = (ostio__advise_choice){.strategy = OSTIO__MS_OST, .stripe_count = 4,
@@ -400,9 +238,7 @@ static void current_choice(const aargs *a, const srun *s, ostio__advise_choice *
   if (s) {
     *c = (ostio__advise_choice){.strategy = s->fpp ? OSTIO__MS_FPP : s->strategy,
                                 .stripe_count = s->stripe_count, .stripe_size = s->stripe_size};
-    ob_pattern_defaults(OB_PAT_IOR, o);
-    o->block = o->transfer = s->bytes / (s->nprocs * s->calls);
-    o->segments = s->calls;
+    model_stats_pattern(s, o);
   }
   if (a->strategy >= 0) c->strategy = a->strategy;
   if (a->sc > 0) c->stripe_count = a->sc;
@@ -416,13 +252,13 @@ int cmd_advise(int argc, char **argv)
   int rc = parse(argc, argv, &a);
   if (rc != 0) return rc == 1 ? CLI_OK : rc;
   ostio__sys sys;
-  srun run = {0};
+  model_run run = {0};
   if ((rc = ostio__sys_load(a.system, &sys)) < 0) return cli_lib_error(CMD, rc);
-  if (a.stats && (rc = read_stats(a.stats, a.stats_file, &run)) != CLI_OK) return rc;
+  if (a.stats && (rc = model_stats_read(CMD, a.stats, a.stats_file, &run)) != CLI_OK) return rc;
   ostio__advise_input in = {.sys = &sys, .ranks_per_node = (int)a.rpn, .call = model_plans_call};
   current_choice(&a, a.stats ? &run : NULL, &in.current, &a.pat);
   int64_t cap = sys.nodes * (a.rpn ? a.rpn : sys.ranks_per_node);
-  in.nranks = a.ranks ? a.ranks : a.stats ? (run.fpp ? run.world_size : run.nprocs)
+  in.nranks = a.ranks ? a.ranks : a.stats ? model_stats_ranks(&run)
                                           : (cap < 1024 ? cap : 1024);
   int64_t rpn = a.rpn ? a.rpn : sys.ranks_per_node;
   if ((in.nranks + rpn - 1) / rpn > sys.nodes)

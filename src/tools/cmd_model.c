@@ -23,7 +23,8 @@
 
 static const char *help =
   "Usage: ostio model --system FILE [OPTIONS]\n\n"
-  "Predicts the write bandwidth of an ostio-bench pattern on the cluster that FILE\n"
+  "Predicts the write bandwidth of an ostio-bench pattern (or of a real run's\n"
+  "statistics, --stats) on the cluster that FILE\n"
   "describes (JSON: docs/model.md; shipped ones in systems/), for each strategy:\n"
   "  ost          ostio's Y-lib rule: one object per aggregator\n"
   "  even         ROMIO's classic contiguous equal file domains\n"
@@ -36,11 +37,12 @@ static const char *help =
   "leaves out and how it was checked.\n\n"
   "Options:\n"
   "  --system FILE        the cluster (required)\n"
-  "  --ranks N            MPI ranks  [nodes x ranks per node of FILE, at most 1024]\n"
+  "  --ranks N            MPI ranks  [--stats: the run's; else nodes x ranks per\n"
+  "                       node of FILE, at most 1024]\n"
   "  --ranks-per-node K   [the description's]\n"
   "  --sweep ranks=A,B,...  or  --sweep stripe_count=A,B,...: one row per value\n"
-  "  --stripe-count K     objects of the shared file  [4]\n"
-  "  --stripe-size S      [1m]\n"
+  "  --stripe-count K     objects of the shared file  [--stats: the run's; else 4]\n"
+  "  --stripe-size S      [--stats: the run's; else 1m]\n"
   "  --strategy LIST      comma-separated strategies  [all]\n"
   "  --cb-nodes N         aggregators  [each strategy's rule]\n"
   "  --plot PREFIX        also write PREFIX.svg (bandwidth against the swept value,\n"
@@ -48,16 +50,23 @@ static const char *help =
   "                       turns the CSV into a PNG (needs matplotlib)\n"
   "  -p NAME -b SIZE -t SIZE -s N --btio-class C   the pattern, as ostio-bench's\n"
   "                       (ior, strided, btio, flash, random)  [ior -b 1m -t 1m -s 1]\n"
+  "  --stats FILE         or the pattern of a run: an OSTIO_STATS=json:PATH document\n"
+  "                       (format ostio-stats, version 2), one of its files as\n"
+  "                       IOR's segmented pattern with the run's ranks, calls,\n"
+  "                       bytes and layout (docs/model.md says what is lost)\n"
+  "  --stats-file I       which file of the document (0-based index in \"files\")\n"
+  "                       [the one with the most bytes written]\n"
   "  -h, --help           this text\n"
-  "SIZE takes k, m, g (powers of 1024). Exit status 0, 1 on a model error, 2 on\n"
-  "a usage error.\n";
+  "SIZE takes k, m, g (powers of 1024). Exit status 0, 1 on a model or\n"
+  "statistics-file error, 2 on a usage error.\n";
 
 enum { OPT_SYSTEM = OPT_MAX_PIECES + 1, OPT_RANKS, OPT_RPN, OPT_SWEEP, OPT_SC, OPT_SS,
-       OPT_STRAT, OPT_CB, OPT_PLOT };
+       OPT_STRAT, OPT_CB, OPT_PLOT, OPT_STATS, OPT_STATS_FILE };
 
 typedef struct margs {
-  const char *system;
-  int64_t ranks, rpn, stripe_count, stripe_size, cb_nodes;
+  const char *system, *stats;
+  int64_t ranks, rpn, stripe_count, stripe_size, cb_nodes; /* 0: not given  */
+  int64_t stats_file;        /* --stats-file; -1: the most bytes written  */
   int sweep_ranks;           /* 1: sweep ranks, 0: sweep stripe_count     */
   int64_t sweep[64];
   int nsweep;
@@ -105,8 +114,10 @@ static int parse(int argc, char **argv, margs *a)
     {"cb-nodes", required_argument, NULL, OPT_CB},
     {"btio-class", required_argument, NULL, MODEL_OPT_BTIO},
     {"plot", required_argument, NULL, OPT_PLOT},
+    {"stats", required_argument, NULL, OPT_STATS},
+    {"stats-file", required_argument, NULL, OPT_STATS_FILE},
     {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
-  *a = (margs){.stripe_count = 4, .stripe_size = 1 << 20, .nstrat = OSTIO__MS_COUNT};
+  *a = (margs){.nstrat = OSTIO__MS_COUNT, .stats_file = -1};
   for (int s = 0; s < OSTIO__MS_COUNT; s++) a->strat[s] = s;
   model_pattern pat;
   model_pattern_init(&pat);
@@ -150,11 +161,24 @@ static int parse(int argc, char **argv, margs *a)
       if (a->cb_nodes < 1) return cli_usage_error(CMD, "--cb-nodes %s: expected >= 1", optarg);
       break;
     case OPT_PLOT: a->plot = optarg; break;
+    case OPT_STATS: a->stats = optarg; break;
+    case OPT_STATS_FILE: {
+      char *end;
+      errno = 0;
+      a->stats_file = strtoll(optarg, &end, 10);
+      if (end == optarg || *end || errno || a->stats_file < 0 || a->stats_file > INT32_MAX)
+        return cli_usage_error(CMD, "--stats-file %s: expected an index >= 0", optarg);
+      break;
+    }
     default: return cli_bad_option(CMD, argv);
     }
   }
   if (optind < argc) return cli_usage_error(CMD, "unexpected argument %s (see --help)", argv[optind]);
   if (!a->system) return cli_usage_error(CMD, "--system FILE is required (see systems/)");
+  if (a->stats && pat.given)
+    return cli_usage_error(CMD, "--stats gives the pattern: -p, -b, -t, -s and --btio-class "
+                           "cannot be combined with it");
+  if (a->stats_file >= 0 && !a->stats) return cli_usage_error(CMD, "--stats-file needs --stats FILE");
   model_pattern_opts(&pat, &a->pat);
   return 0;
 }
@@ -253,9 +277,20 @@ int cmd_model(int argc, char **argv)
   int rc = parse(argc, argv, &a);
   if (rc != 0) return rc == 1 ? CLI_OK : rc;
   ostio__sys sys;
+  model_run run = {0};
   if ((rc = ostio__sys_load(a.system, &sys)) < 0) return cli_lib_error(CMD, rc);
+  if (a.stats && (rc = model_stats_read(CMD, a.stats, a.stats_file, &run)) != CLI_OK) return rc;
   int64_t dflt = sys.nodes * sys.ranks_per_node;
-  int64_t ranks = a.ranks ? a.ranks : (dflt < 1024 ? dflt : 1024);
+  int64_t ranks = a.ranks ? a.ranks : a.stats ? model_stats_ranks(&run) : (dflt < 1024 ? dflt : 1024);
+  if (a.stats) model_stats_pattern(&run, &a.pat);
+  if (!a.stripe_count) a.stripe_count = a.stats ? run.stripe_count : 4;
+  if (!a.stripe_size) a.stripe_size = a.stats ? run.stripe_size : (int64_t)1 << 20;
+  if (a.stats)
+    printf("# from %s, files[%lld] %s: %lld ranks%s, %lld calls per rank, %lld bytes, stripe "
+           "count %lld, strategy %s\n", a.stats, (long long)run.index, run.file,
+           (long long)run.nprocs, run.fpp ? " (one file of a file-per-process set)" : "",
+           (long long)run.calls, (long long)run.bytes, (long long)run.stripe_count,
+           ostio__mstrategy_name(run.fpp ? OSTIO__MS_FPP : run.strategy));
   printf("# %s: %lld OSTs behind %d OSS; pattern %s -b %lld -t %lld -s %lld; stripe size %lld\n",
          sys.name, (long long)ostio__sys_nost(&sys), sys.noss, ob_pattern_name(a.pat.kind),
          (long long)a.pat.block, (long long)a.pat.transfer, (long long)a.pat.segments,

@@ -1,10 +1,15 @@
 /* See model_args.h. */
 #include "tools/model_args.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "hints/hints.h"
+#include "model/json.h"
+#include "model/model_plan.h"
 #include "tools/cli.h"
 
 /* ---- the pattern flags -------------------------------------------------------------------- */
@@ -89,4 +94,170 @@ void model_plans_free(model_plans *p)
   for (int64_t r = 0; p->plans && r < p->nranks; r++) ob_plan_free(&p->plans[r]);
   free(p->plans);
   *p = (model_plans){0};
+}
+
+/* ---- a run's statistics document ---------------------------------------------------------------- */
+
+static int read_all(const char *cmd, const char *path, char **text, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f) return cli_runtime_error(cmd, "--stats %s: %s", path, strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n, f);
+    if (n < cap || cap > OSTIO__JSON_MAX_BYTES) break;
+    char *b = realloc(buf, cap * 2);
+    if (!b) free(buf);
+    buf = b;
+    cap *= 2;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (!buf || bad) {
+    free(buf);
+    return cli_runtime_error(cmd, "--stats %s: %s", path, bad ? "read error" : "out of memory");
+  }
+  *text = buf;
+  *len = n;
+  return CLI_OK;
+}
+
+/* obj.key as an integer (a double with an integral value is accepted too). */
+static int get_int(const ostio__json *obj, const char *key, int64_t *v)
+{
+  const ostio__json_member *m = ostio__json_find(obj, key);
+  if (!m || m->value.type != OSTIO__JSON_INT) return -1;
+  *v = m->value.u.i;
+  return 0;
+}
+
+/* files[i].counters.NAME.FIELD; 0 when the counter is missing. */
+static int64_t counter(const ostio__json *file, const char *name, const char *field)
+{
+  const ostio__json_member *c = ostio__json_find(file, "counters");
+  const ostio__json_member *m = c ? ostio__json_find(&c->value, name) : NULL;
+  int64_t v = 0;
+  return m && get_int(&m->value, field, &v) == 0 ? v : 0;
+}
+
+/* The strategy the run's collective calls used most (strategy_* counters),
+ * else the file's strategy hint; independent calls only: independent. */
+static int run_strategy(const ostio__json *file)
+{
+  static const char *const names[] = {"ost", "even", "aligned", "independent"};
+  int best = -1;
+  int64_t most = 0;
+  char key[64];
+  for (int s = 0; s < 4; s++) {
+    snprintf(key, sizeof key, "strategy_%s", names[s]);
+    int64_t v = counter(file, key, "sum");
+    if (v > most) {
+      most = v;
+      best = ostio__mstrategy_from_name(names[s]);
+    }
+  }
+  if (best >= 0) return best;
+  if (counter(file, "coll_writes", "sum") == 0) return OSTIO__MS_INDEPENDENT;
+  const ostio__json_member *m = ostio__json_find(file, "strategy");
+  int s = m && m->value.type == OSTIO__JSON_STRING ? ostio__mstrategy_from_name(m->value.u.str.s) : -1;
+  return s >= 0 ? s : OSTIO__MS_OST;
+}
+
+static int pick_file(const char *cmd, const ostio__json *files, int64_t want, const char *path, int64_t *index)
+{
+  if (!files || files->type != OSTIO__JSON_ARRAY || files->u.arr.n == 0)
+    return cli_runtime_error(cmd, "--stats %s: no \"files\" listed (expected the array of the "
+                             "files the run closed)", path);
+  if (want >= (int64_t)files->u.arr.n)
+    return cli_runtime_error(cmd, "--stats-file %lld: %s lists %zu files (0 to %zu)", (long long)want,
+                             path, files->u.arr.n, files->u.arr.n - 1);
+  *index = want;
+  for (size_t i = 0; want < 0 && i < files->u.arr.n; i++)
+    if (*index < 0 || counter(&files->u.arr.item[i], "bytes_written", "sum") >
+                          counter(&files->u.arr.item[*index], "bytes_written", "sum"))
+      *index = (int64_t)i;
+  return CLI_OK;
+}
+
+static int read_file_rec(const char *cmd, const ostio__json *root, const ostio__json *f,
+                         const char *path, model_run *s)
+{
+  const ostio__json_member *lay = ostio__json_find(f, "layout"), *job = ostio__json_find(root, "job");
+  const ostio__json_member *name = ostio__json_find(f, "file");
+  if (name && name->value.type == OSTIO__JSON_STRING)
+    snprintf(s->file, sizeof s->file, "%s", name->value.u.str.s);
+  if (get_int(f, "nprocs", &s->nprocs) < 0 || s->nprocs < 1 || !lay ||
+      get_int(&lay->value, "stripe_count", &s->stripe_count) < 0 ||
+      get_int(&lay->value, "stripe_size", &s->stripe_size) < 0 ||
+      get_int(&lay->value, "ncomponents", &s->ncomponents) < 0)
+    return cli_runtime_error(cmd, "--stats %s: files[%lld] lacks \"nprocs\" (>= 1) or \"layout\" "
+                             "with integer stripe_count, stripe_size, ncomponents",
+                             path, (long long)s->index);
+  if (s->ncomponents < 1 || s->stripe_count < 1 || s->stripe_count > OSTIO_MAX_STRIPE_COUNT ||
+      s->stripe_size < 1 || s->stripe_size > 0xFFFFFFFFll)
+    return cli_runtime_error(cmd, "--stats %s: files[%lld] has no stripe layout (stripe count "
+                             "%lld, size %lld: a log container?); the model needs a striped file",
+                             path, (long long)s->index, (long long)s->stripe_count,
+                             (long long)s->stripe_size);
+  s->world_size = 1;
+  if (job) get_int(&job->value, "world_size", &s->world_size);
+  int64_t coll = counter(f, "coll_writes", "max"), indep = counter(f, "indep_writes", "max");
+  s->calls = coll > 0 ? coll : indep;
+  s->bytes = counter(f, "bytes_written", "sum");
+  s->aggr_max = counter(f, "aggr_max", "max");
+  s->strategy = run_strategy(f);
+  s->fpp = s->nprocs == 1 && s->world_size > 1;
+  if (s->nprocs > INT32_MAX || s->world_size < 1 || s->world_size > INT32_MAX)
+    return cli_runtime_error(cmd, "--stats %s: nprocs %lld, world_size %lld; accepted: 1 to %d",
+                             path, (long long)s->nprocs, (long long)s->world_size, INT32_MAX);
+  if (s->calls < 1 || s->calls > INT32_MAX || s->bytes < s->nprocs * s->calls)
+    return cli_runtime_error(cmd, "--stats %s: files[%lld] (%s) wrote %lld bytes in %lld calls "
+                             "per rank; the model needs a file that was written", path,
+                             (long long)s->index, s->file, (long long)s->bytes, (long long)s->calls);
+  return CLI_OK;
+}
+
+int model_stats_read(const char *cmd, const char *path, int64_t want, model_run *s)
+{
+  char *text = NULL;
+  size_t len = 0;
+  ostio__json *root = NULL;
+  int status = read_all(cmd, path, &text, &len);
+  if (status != CLI_OK) return status;
+  memset(s, 0, sizeof *s);
+  int rc = ostio__json_parse(text, len, &root);
+  free(text);
+  if (rc < 0) {
+    status = cli_runtime_error(cmd, "--stats %s: %s", path, ostio_last_error());
+    goto done;
+  }
+  const ostio__json_member *fmt = ostio__json_find(root, "format");
+  int64_t version = 0;
+  if (!fmt || fmt->value.type != OSTIO__JSON_STRING || strcmp(fmt->value.u.str.s, "ostio-stats") ||
+      get_int(root, "version", &version) < 0 || version != 2) {
+    status = cli_runtime_error(cmd, "--stats %s: not an ostio statistics document (expected "
+                               "\"format\": \"ostio-stats\", \"version\": 2, as OSTIO_STATS=json:PATH "
+                               "writes)", path);
+    goto done;
+  }
+  const ostio__json_member *files = ostio__json_find(root, "files");
+  status = pick_file(cmd, files ? &files->value : NULL, want, path, &s->index);
+  if (status == CLI_OK)
+    status = read_file_rec(cmd, root, &files->value.u.arr.item[s->index], path, s);
+done:
+  ostio__json_free(root);
+  return status;
+}
+
+void model_stats_pattern(const model_run *s, ob_pattern_opts *o)
+{
+  ob_pattern_defaults(OB_PAT_IOR, o);
+  o->block = o->transfer = s->bytes / (s->nprocs * s->calls);
+  o->segments = s->calls;
+}
+
+int64_t model_stats_ranks(const model_run *s)
+{
+  return s->fpp ? s->world_size : s->nprocs;
 }

@@ -1,7 +1,8 @@
 /* What `ostio model` and `ostio advise` share (issue 18): the pattern
  * flags (ostio-bench's -p, -b, -t, -s, --btio-class), size arguments,
  * every rank's plan of a pattern and, per call, the extents the model
- * takes. docs/model.md. */
+ * takes, and the pattern read from a run's statistics document
+ * (OSTIO_STATS=json:PATH). docs/model.md. */
 #ifndef OSTIO_TOOLS_MODEL_ARGS_H
 #define OSTIO_TOOLS_MODEL_ARGS_H
 
@@ -52,5 +53,25 @@ int model_plans_build(const char *cmd, const ob_pattern_opts *o, int64_t P, mode
  * shape of ostio__advise_input's callback. Returns 0. */
 int model_plans_call(void *plans, int k, const ostio_extent **ext, size_t *n);
 void model_plans_free(model_plans *p);
+
+/* What a statistics document says about one of its files. */
+typedef struct model_run {
+  char file[256];
+  int64_t nprocs, world_size, calls, bytes, aggr_max, index;
+  int64_t stripe_count, stripe_size, ncomponents;
+  int strategy;             /* ostio__mstrategy the run used most               */
+  int fpp;                  /* one file of a file-per-process set               */
+} model_run;
+
+/* Reads file index want (-1: the one with the most bytes written) of the
+ * document at path: CLI_OK, or the status of a runtime error with a
+ * message naming the file and what is accepted. */
+int model_stats_read(const char *cmd, const char *path, int64_t want, model_run *s);
+/* The run as IOR's segmented pattern: -b b -t b -s C with b the bytes per
+ * rank per call and C the calls per rank. */
+void model_stats_pattern(const model_run *s, ob_pattern_opts *o);
+/* The run's rank count: world_size for one file of a file-per-process
+ * set, else nprocs. */
+int64_t model_stats_ranks(const model_run *s);
 
 #endif

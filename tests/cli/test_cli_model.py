@@ -3,13 +3,20 @@
 descriptions run, every strategy gets a row with consistent numbers, the
 Y-lib effect shows (ost: one target per aggregator, no lock conflicts; even:
 shared objects and conflicts), --sweep gives one row per value and strategy,
---plot writes a CSV and a well-formed SVG with one line per strategy, and bad
-input is refused with exit 2 (usage) or 1 (model) and a message.
+--plot writes a CSV and a well-formed SVG with one line per strategy, --stats
+takes the pattern from a statistics document (stats_even_np4.json, written by
+a real 4-rank ostio-bench run; and, when ostio-bench and mpiexec sit next to
+the tool, a document from a 2-rank run made here) and predicts what the same
+pattern given by flags predicts, and bad input is refused with exit 2 (usage)
+or 1 (model or statistics file) and a message.
 
 Run as:  python3 tests/cli/test_cli_model.py /path/to/build/ostio [unittest options]
 """
 import csv
 import os
+import re
+import shutil
+import subprocess
 import sys
 import xml.dom.minidom
 
@@ -20,6 +27,14 @@ from common import CliTestCase  # noqa: E402
 
 SYSTEMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "systems")
 STRATEGIES = ["ost", "even", "aligned", "independent", "fpp"]
+# OSTIO_STATS=json:stats.json of `mpiexec -n 4 ostio-bench -a ostio:even -w -b 1m -t 256k
+# -s 2 --stripe-count 4 --warmup 0 -o out`: 8 MiB in 8 collective calls per rank.
+STATS_EVEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stats_even_np4.json")
+
+
+def untimed(out):
+    """The output without the per-row CPU seconds, which vary from run to run."""
+    return re.sub(r"\(\d+\.\d+ s\)", "", out)
 
 
 def rows(out):
@@ -86,9 +101,64 @@ class TestModel(CliTestCase):
                     "--sweep", "stripe_count=1,2,4", "--strategy", "ost")
         self.assertEqual([x["value"] for x in rows(r.stdout)], [1, 2, 4])
 
+    def test_stats(self):
+        sysf = self.system("ranger")
+        r = self.ok("model", "--system", sysf, "--stats", STATS_EVEN)
+        head = [l for l in r.stdout.splitlines() if l.startswith("#")]
+        self.assertIn("files[0] out.ostio-even: 4 ranks, 8 calls per rank, 8388608 bytes, "
+                      "stripe count 4, strategy even", head[0])
+        self.assertIn("pattern ior -b 262144 -t 262144 -s 8; stripe size 1048576", head[1])
+        got = rows(r.stdout)
+        self.assertEqual([(x["value"], x["strategy"]) for x in got],
+                         [(4, s) for s in STRATEGIES])
+        # the same prediction as the pattern given by flags
+        same = self.ok("model", "--system", sysf, "--ranks", "4", "-b", "256k", "-t", "256k",
+                       "-s", "8", "--stripe-count", "4", "--stripe-size", "1m")
+        self.assertEqual(untimed(r.stdout).splitlines()[1:], untimed(same.stdout).splitlines())
+        # flags override the run's ranks and layout
+        r = self.ok("model", "--system", sysf, "--stats", STATS_EVEN, "--ranks", "64",
+                    "--stripe-count", "16", "--strategy", "ost", "--stats-file", "0")
+        self.assertEqual([x["value"] for x in rows(r.stdout)], [64])
+        self.assert_fails(2, "model", ["--system", sysf, "--stats", STATS_EVEN, "-b", "1m"],
+                          ["--stats gives the pattern"])
+        self.assert_fails(2, "model", ["--system", sysf, "--stats-file", "0"],
+                          ["--stats-file needs --stats"])
+        self.assert_fails(2, "model", ["--system", sysf, "--stats", STATS_EVEN,
+                                       "--stats-file", "x"], ["--stats-file x"])
+        self.assert_fails(1, "model", ["--system", sysf, "--stats", STATS_EVEN,
+                                       "--stats-file", "1"], ["--stats-file 1", "1 files"])
+        self.assert_fails(1, "model", ["--system", sysf, "--stats", "none.json"],
+                          ["none.json", "No such file"])
+        with open(os.path.join(self.tmp, "other.json"), "w") as f:
+            f.write('{"format": "darshan"}')
+        self.assert_fails(1, "model", ["--system", sysf, "--stats", "other.json"],
+                          ["ostio-stats"])
+
+    def test_stats_from_a_real_run(self):
+        bench = os.path.join(os.path.dirname(common.OSTIO), "ostio-bench")
+        mpiexec = os.environ.get("OSTIO_TEST_MPIEXEC") or shutil.which("mpiexec")
+        if not (os.access(bench, os.X_OK) and mpiexec):
+            self.skipTest("no ostio-bench next to the tool or no mpiexec")
+        env = dict(os.environ, OSTIO_STATS="json:" + os.path.join(self.tmp, "run.json"),
+                   ASAN_OPTIONS="detect_leaks=0")
+        r = subprocess.run([mpiexec, "-n", "2", bench, "-a", "ostio:aligned", "-w", "-b", "2m",
+                            "-t", "512k", "-s", "1", "--stripe-count", "2", "--warmup", "0",
+                            "-o", "out"], cwd=self.tmp, env=env, timeout=120,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        if r.returncode != 0 or not os.path.exists(os.path.join(self.tmp, "run.json")):
+            self.skipTest("the 2-rank run did not complete here: %s" % r.stderr[-300:])
+        r = self.ok("model", "--system", self.system("ranger"), "--stats", "run.json")
+        self.assertIn("2 ranks, 4 calls per rank, 4194304 bytes, stripe count 2, "
+                      "strategy aligned", r.stdout)
+        self.assertIn("pattern ior -b 524288 -t 524288 -s 4", r.stdout)
+        self.assertEqual([x["value"] for x in rows(r.stdout)], [2] * 5)
+
     def test_help_and_refusals(self):
         r = self.ok("model", "--help")
         self.assertIn("--system FILE", r.stdout)
+        for flag in ("--stats FILE", "--stats-file I", "--plot PREFIX", "--sweep"):
+            self.assertIn(flag, r.stdout)
         self.assert_fails(2, "model", [], ["--system FILE is required"])
         self.assert_fails(2, "model", ["--system", self.system("local"), "--bogus"])
         self.assert_fails(2, "model", ["--system", self.system("local"), "--strategy", "romio"],
