@@ -4,8 +4,8 @@
 usage: scripts/model-plot.py PREFIX.csv OUT.png|OUT.svg [--title TEXT]
 
 One line per strategy: predicted MB/s against the swept value (ranks or stripe
-count; a log-2 axis when the values double). `ostio model` writes an SVG
-itself; this script makes the PNG (and a matplotlib SVG if asked).
+count; a log-2 axis when the values double). `ostio model` writes an SVG and
+a plain PNG itself; this script makes a nicer (anti-aliased) PNG or SVG.
 Needs matplotlib (Debian: python3-matplotlib; scripts/deps.sh installs it).
 Exit status: 0 written, 1 bad input, 2 usage error, 3 matplotlib missing.
 """

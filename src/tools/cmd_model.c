@@ -17,6 +17,7 @@
 #include "patterns.h"
 #include "tools/cli.h"
 #include "tools/model_args.h"
+#include "tools/pngplot.h"
 #include "tools/svgplot.h"
 
 #define CMD "model"
@@ -45,9 +46,10 @@ static const char *help =
   "  --stripe-size S      [--stats: the run's; else 1m]\n"
   "  --strategy LIST      comma-separated strategies  [all]\n"
   "  --cb-nodes N         aggregators  [each strategy's rule]\n"
-  "  --plot PREFIX        also write PREFIX.svg (bandwidth against the swept value,\n"
-  "                       one line per strategy) and PREFIX.csv; scripts/model-plot.py\n"
-  "                       turns the CSV into a PNG (needs matplotlib)\n"
+  "  --plot PREFIX        also write PREFIX.svg and PREFIX.png (bandwidth against\n"
+  "                       the swept value, one line per strategy) and PREFIX.csv;\n"
+  "                       scripts/model-plot.py makes a nicer PNG of the CSV\n"
+  "                       (needs matplotlib)\n"
   "  -p NAME -b SIZE -t SIZE -s N --btio-class C   the pattern, as ostio-bench's\n"
   "                       (ior, strided, btio, flash, random)  [ior -b 1m -t 1m -s 1]\n"
   "  --stats FILE         or the pattern of a run: an OSTIO_STATS=json:PATH document\n"
@@ -72,7 +74,7 @@ typedef struct margs {
   int nsweep;
   int strat[OSTIO__MS_COUNT], nstrat;
   ob_pattern_opts pat;
-  const char *plot;          /* --plot PREFIX: PREFIX.svg and PREFIX.csv   */
+  const char *plot;          /* --plot PREFIX: PREFIX.csv, .svg and .png   */
   double mbps[64][OSTIO__MS_COUNT]; /* the rows' predictions, for the plot */
 } margs;
 
@@ -231,7 +233,19 @@ static int row(margs *a, const ostio__sys *sys, int64_t P, int64_t K, int64_t va
   return status;
 }
 
-/* PREFIX.csv (value, strategy, MB/s) and PREFIX.svg. */
+/* The chart as PREFIX.EXT by draw (svg_plot, png_plot); 0 or -1. */
+static int plot_file(const char *prefix, const char *ext, const chart *c,
+                     int (*draw)(FILE *, const chart *), char *path, size_t cap)
+{
+  snprintf(path, cap, "%s.%s", prefix, ext);
+  FILE *f = fopen(path, "wb");
+  if (!f) return -1;
+  int bad = draw(f, c) < 0;
+  bad |= fclose(f) != 0;
+  return bad ? -1 : 0;
+}
+
+/* PREFIX.csv (value, strategy, MB/s), PREFIX.svg and PREFIX.png. */
 static int plot(const margs *a, const ostio__sys *sys, int n, int64_t ranks)
 {
   char path[4096];
@@ -249,25 +263,20 @@ static int plot(const margs *a, const ostio__sys *sys, int n, int64_t ranks)
   fprintf(f, "%s,strategy,MBps\n", by_stripes ? "stripe_count" : "ranks");
   for (int i = 0; i < n; i++)
     for (int k = 0; k < a->nstrat; k++) fprintf(f, "%g,%s,%.3f\n", x[i], names[k], y[k * n + i]);
-  int bad = fclose(f) != 0;
-  snprintf(path, sizeof path, "%s.svg", a->plot);
+  if (fclose(f) != 0) return cli_runtime_error(CMD, "%s: cannot be written", path);
   char title[256];
   snprintf(title, sizeof title, "%s: %s pattern, predicted (ostio model)", sys->name,
            ob_pattern_name(a->pat.kind));
   int logx = n > 1 && x[0] > 0;
   for (int i = 1; i < n; i++) logx = logx && x[i] > x[i - 1];
   logx = logx && x[n - 1] / x[0] >= 16;
-  svg_chart c = {.title = title, .xlabel = by_stripes ? "stripe count" : "ranks",
+  chart c = {.title = title, .xlabel = by_stripes ? "stripe count" : "ranks",
                  .ylabel = "MB/s", .nx = n, .x = x, .nseries = a->nstrat, .names = names,
                  .y = y, .logx = logx};
-  if (!bad && (f = fopen(path, "w"))) {
-    bad = svg_plot(f, &c) < 0;
-    bad |= fclose(f) != 0;
-  } else {
-    bad = 1;
-  }
-  if (bad) return cli_runtime_error(CMD, "%s: cannot be written", path);
-  fprintf(stderr, "ostio model: wrote %s.csv and %s.svg\n", a->plot, a->plot);
+  if (plot_file(a->plot, "svg", &c, svg_plot, path, sizeof path) < 0 ||
+      plot_file(a->plot, "png", &c, png_plot, path, sizeof path) < 0)
+    return cli_runtime_error(CMD, "%s: cannot be written", path);
+  fprintf(stderr, "ostio model: wrote %s.csv, %s.svg and %s.png\n", a->plot, a->plot, a->plot);
   return CLI_OK;
 }
 

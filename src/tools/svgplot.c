@@ -1,7 +1,6 @@
 /* See svgplot.h. */
 #include "tools/svgplot.h"
 
-#include <math.h>
 #include <string.h>
 
 #define W 800.0
@@ -10,9 +9,6 @@
 #define R 170.0
 #define T 50.0
 #define B 60.0
-
-static const char *const colour[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
-                                     "#8c564b", "#e377c2", "#7f7f7f"};
 
 /* Text with &, <, > escaped. */
 static void text(FILE *f, const char *s)
@@ -25,33 +21,25 @@ static void text(FILE *f, const char *s)
   }
 }
 
-/* A round step giving about n ticks over [0, top]. */
-static double nice_step(double top, int n)
+static double xpos(const chart *c, const chart_scale *s, double v)
 {
-  double raw = top / n, mag = pow(10, floor(log10(raw))), r = raw / mag;
-  return (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10) * mag;
+  return L + chart_fx(c, s, v) * (W - L - R);
 }
 
-static double xpos(const svg_chart *c, double v, double lo, double hi)
-{
-  double a = c->logx ? log2(v) : v, l = c->logx ? log2(lo) : lo, h = c->logx ? log2(hi) : hi;
-  return L + (h > l ? (a - l) / (h - l) : 0.5) * (W - L - R);
-}
+static double ypos(const chart_scale *s, double v) { return H - B - chart_fy(s, v) * (H - T - B); }
 
-static double ypos(double v, double top) { return H - B - v / top * (H - T - B); }
-
-static void axes(FILE *f, const svg_chart *c, double lo, double hi, double top, double step)
+static void axes(FILE *f, const chart *c, const chart_scale *s)
 {
   fprintf(f, "<line x1='%g' y1='%g' x2='%g' y2='%g' stroke='black'/>\n", L, H - B, W - R, H - B);
   fprintf(f, "<line x1='%g' y1='%g' x2='%g' y2='%g' stroke='black'/>\n", L, T, L, H - B);
-  for (double v = 0; v <= top * 1.0001; v += step) {
-    double y = ypos(v, top);
+  for (double v = 0; v <= s->top * 1.0001; v += s->step) {
+    double y = ypos(s, v);
     fprintf(f, "<line x1='%g' y1='%.1f' x2='%g' y2='%.1f' stroke='#ddd'/>\n", L, y, W - R, y);
     fprintf(f, "<text x='%g' y='%.1f' text-anchor='end' font-size='12'>%g</text>\n", L - 6,
             y + 4, v);
   }
   for (int i = 0; i < c->nx; i++) {
-    double x = xpos(c, c->x[i], lo, hi);
+    double x = xpos(c, s, c->x[i]);
     fprintf(f, "<line x1='%.1f' y1='%g' x2='%.1f' y2='%g' stroke='black'/>\n", x, H - B, x,
             H - B + 5);
     fprintf(f, "<text x='%.1f' y='%g' text-anchor='middle' font-size='12'>%g</text>\n", x,
@@ -68,43 +56,37 @@ static void axes(FILE *f, const svg_chart *c, double lo, double hi, double top, 
   fputs("</text>\n", f);
 }
 
-static void series(FILE *f, const svg_chart *c, int s, double lo, double hi, double top)
+static void series(FILE *f, const chart *c, int k, const chart_scale *s)
 {
-  const char *col = colour[s % (int)(sizeof colour / sizeof *colour)];
-  const double *y = c->y + (size_t)s * (size_t)c->nx;
+  char col[8];
+  snprintf(col, sizeof col, "#%06x", (unsigned)chart_colour(k));
+  const double *y = c->y + (size_t)k * (size_t)c->nx;
   fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2' points='", col);
   for (int i = 0; i < c->nx; i++)
-    if (y[i] >= 0) fprintf(f, "%.1f,%.1f ", xpos(c, c->x[i], lo, hi), ypos(y[i], top));
+    if (y[i] >= 0) fprintf(f, "%.1f,%.1f ", xpos(c, s, c->x[i]), ypos(s, y[i]));
   fputs("'/>\n", f);
   for (int i = 0; i < c->nx; i++)
     if (y[i] >= 0)
-      fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>\n", xpos(c, c->x[i], lo, hi),
-              ypos(y[i], top), col);
-  double ly = T + 10 + 22.0 * s;
+      fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>\n", xpos(c, s, c->x[i]),
+              ypos(s, y[i]), col);
+  double ly = T + 10 + 22.0 * k;
   fprintf(f, "<line x1='%g' y1='%g' x2='%g' y2='%g' stroke='%s' stroke-width='2'/>\n",
           W - R + 15, ly, W - R + 40, ly, col);
   fprintf(f, "<text x='%g' y='%g' font-size='13'>", W - R + 46, ly + 4);
-  text(f, c->names[s]);
+  text(f, c->names[k]);
   fputs("</text>\n", f);
 }
 
-int svg_plot(FILE *f, const svg_chart *c)
+int svg_plot(FILE *f, const chart *c)
 {
-  if (c->nx < 1 || c->nseries < 1) return -1;
-  double lo = c->x[0], hi = c->x[c->nx - 1], top = 0;
-  for (int i = 0; i < c->nx; i++)
-    if (c->logx && c->x[i] <= 0) return -1;
-  for (int i = 0; i < c->nx * c->nseries; i++)
-    if (c->y[i] > top) top = c->y[i];
-  if (top <= 0) top = 1;
-  double step = nice_step(top, 5);
-  top = ceil(top / step) * step;
+  chart_scale s;
+  if (chart_scale_of(c, &s) < 0) return -1;
   fprintf(f, "<?xml version='1.0' encoding='UTF-8'?>\n"
              "<svg xmlns='http://www.w3.org/2000/svg' width='%g' height='%g' "
              "font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='white'/>\n",
           W, H);
-  axes(f, c, lo, hi, top, step);
-  for (int s = 0; s < c->nseries; s++) series(f, c, s, lo, hi, top);
+  axes(f, c, &s);
+  for (int k = 0; k < c->nseries; k++) series(f, c, k, &s);
   fputs("</svg>\n", f);
   return 0;
 }

@@ -16,8 +16,10 @@ import csv
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
+import zlib
 import xml.dom.minidom
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -30,6 +32,30 @@ STRATEGIES = ["ost", "even", "aligned", "independent", "fpp"]
 # OSTIO_STATS=json:stats.json of `mpiexec -n 4 ostio-bench -a ostio:even -w -b 1m -t 256k
 # -s 2 --stripe-count 4 --warmup 0 -o out`: 8 MiB in 8 collective calls per rank.
 STATS_EVEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stats_even_np4.json")
+
+
+def png_pixels(path):
+    """(width, height, rows of RGB bytes) of an 8-bit RGB PNG, every chunk's CRC checked."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", data[:8]
+    pos, idat, head = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        assert struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0] == zlib.crc32(kind + body)
+        if kind == b"IHDR":
+            head = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    w, h = head[0], head[1]
+    assert head[2:] == (8, 2, 0, 0, 0), head
+    raw = zlib.decompress(idat)  # checks the Adler-32 too
+    assert len(raw) == h * (1 + 3 * w)
+    rows = [raw[y * (1 + 3 * w):(y + 1) * (1 + 3 * w)] for y in range(h)]
+    assert all(r[0] == 0 for r in rows)  # filter type 0
+    return w, h, [r[1:] for r in rows]
 
 
 def untimed(out):
@@ -97,6 +123,19 @@ class TestModel(CliTestCase):
         texts = [t.firstChild.data for t in doc.getElementsByTagName("text") if t.firstChild]
         for needle in ("ost", "independent", "ranks", "MB/s"):
             self.assertIn(needle, texts)
+        self.assertIn("sw.png", r.stderr)
+        w, h, img = png_pixels(os.path.join(self.tmp, "sw.png"))
+        self.assertEqual((w, h), (800, 480))
+        colours = {}
+        for row in img:
+            for i in range(0, len(row), 3):
+                colours[row[i:i + 3]] = colours.get(row[i:i + 3], 0) + 1
+        self.assertEqual(img[0][:3], b"\xff\xff\xff")
+        self.assertGreater(colours[b"\xff\xff\xff"], w * h // 2)
+        # the two strategies' lines (the SVG's colours) and black axes and text
+        for rgb in (b"\x1f\x77\xb4", b"\xd6\x27\x28", b"\x00\x00\x00"):
+            self.assertGreater(colours.get(rgb, 0), 200, rgb)
+        self.assertNotIn(b"\x2c\xa0\x2c", colours)  # no third series
         r = self.ok("model", "--system", self.system("ranger"), "--ranks", "16",
                     "--sweep", "stripe_count=1,2,4", "--strategy", "ost")
         self.assertEqual([x["value"] for x in rows(r.stdout)], [1, 2, 4])
