@@ -5,7 +5,8 @@
 # temporary directory and compares the files it leaves:
 #   native    MPIEXEC -n NP PROG DIR/native/out ARGS                 (ROMIO)
 #   ostio     the same under LD_PRELOAD=PRELOAD_LIB with OSTIO_MPIIO_PATHS=DIR/ostio
-#             (and OSTIO_HINTS='*:ostio_container=KIND' for KIND log or striped),
+#             (and OSTIO_HINTS='*:ostio_container=KIND' for KIND log or striped;
+#             KIND logstaged: log containers staged in DIR/stage, ostio_stage_dir),
 #             writing DIR/ostio/out: served by the interposer
 #   passthru  the same preload and variables, writing DIR/passthru/out, outside
 #             OSTIO_MPIIO_PATHS: every call must pass through to ROMIO
@@ -36,8 +37,9 @@ shift 6
 case $KIND in
 plain) HINTS=() ;;
 log | striped) HINTS=("OSTIO_HINTS=*:ostio_container=$KIND") ;;
+logstaged) HINTS=() ;; # set below: the stage directory is in DIR
 *)
-    echo "compare.sh: KIND must be plain, log or striped, not '$KIND'" >&2
+    echo "compare.sh: KIND must be plain, log, logstaged or striped, not '$KIND'" >&2
     exit 2
     ;;
 esac
@@ -57,6 +59,10 @@ else
     trap 'rm -rf "$DIR"' EXIT
 fi
 mkdir -p "$DIR/native" "$DIR/ostio" "$DIR/passthru" "$DIR/flat" "$DIR/elsewhere"
+if [ "$KIND" = logstaged ]; then # log containers staged in DIR/stage (docs/staging.md)
+    HINTS=("OSTIO_HINTS=*:ostio_container=log:ostio_stage_dir=$DIR/stage")
+    KIND=log
+fi
 NAME=$(basename "$PROG")
 FAIL=0
 fail() {
@@ -190,8 +196,16 @@ if [ $FAIL -eq 0 ]; then
     done
     extra=$(cd "$DIR/elsewhere" && find . -mindepth 1 | head -3)
     [ -z "$extra" ] || fail "passthru run wrote into OSTIO_MPIIO_PATHS: $extra"
+    if [ -d "$DIR/stage" ]; then # every close drained: nothing staged is left
+        left=$(find "$DIR/stage" -type f | head -3)
+        [ -z "$left" ] || fail "staged logs left after the job: $left"
+        STAGED=1
+    fi
 fi
 
+if [ "${HINTS[*]}" != "${HINTS[*]#*ostio_stage_dir}" ] && [ "${STAGED:-0}" != 1 ]; then
+    fail "logstaged: the ostio run made no stage directory (was the file staged?)"
+fi
 if [ $FAIL -eq 0 ]; then
     echo "compare.sh: $NAME np $NP $KIND: identical"
     exit 0

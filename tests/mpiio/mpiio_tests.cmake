@@ -5,7 +5,7 @@
 # OSTIO_MPIIO_PATHS. Included from tests/CMakeLists.txt.
 #
 #   mpiio_native_NAME.np2         the program alone against ROMIO (label mpi)
-#   mpiio_cov_NAME.KIND.npN       compare.sh, KIND plain|log|striped (labels
+#   mpiio_cov_NAME.KIND.npN       compare.sh, KIND plain|log|logstaged|striped (labels
 #                                 mpi;mpiio;preload; only with target ostio_mpiio)
 set(OSTIO_MPIIO_COV_DIR ${CMAKE_CURRENT_LIST_DIR})
 
@@ -75,6 +75,11 @@ if(TARGET ostio_mpiio)
   foreach(p IN LISTS OSTIO_MPIIO_COV_PROGRAMS)
     ostio_mpiio_compare(${p} log 2)
     ostio_mpiio_compare(${p} striped 2)
+  endforeach()
+  # Log containers staged on a node-local directory (issue 19): the interposer's
+  # calls through the staging path, and the drained result byte-identical.
+  foreach(p IN ITEMS simple coll_test noncontig_coll2 split_coll shared_fp file_ops random)
+    ostio_mpiio_compare(${p} logstaged 2)
   endforeach()
   ostio_mpiio_compare(noncontig_coll plain 3)
   ostio_mpiio_compare(shared_fp log 3)
