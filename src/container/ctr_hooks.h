@@ -28,6 +28,25 @@ typedef struct ostio__make {
   int64_t hostdirs;                  /* log, at most OSTIO__LOG_HOSTDIRS_MAX */
 } ostio__make;
 
+/* What `ostio stage status|drain` give a kind's stage hooks (staged writers,
+ * docs/staging.md). The CLI keeps the timer and prints the progress line. */
+#define OSTIO__CTR_HOST_MAX 256 /* a node name as stage records give it, NUL included */
+typedef struct ostio__stage_opts {
+  FILE *out;          /* the listing, each writer drained (the CLI: stdout)       */
+  int json;           /* status: one JSON document instead of text                */
+  const char *host;   /* this node's name as stage records give it (shorter than
+                       * OSTIO__CTR_HOST_MAX); NULL: the host name                */
+  int64_t bandwidth;  /* drain: at most this many bytes per second; 0: unpaced    */
+  /* drain: set (by the CLI's once-a-second timer) when a progress line is
+   * due; the drain stops at its next chunk, clears it and calls progress
+   * with the bytes copied so far and the seconds since it began. tick NULL:
+   * never; progress NULL: no line (--quiet). */
+  volatile int *tick;
+  void (*progress)(void *arg, const char *path, int64_t copied, double seconds);
+  void *arg;
+  const char *self;   /* set by the hook: the node name it took as this node's    */
+} ostio__stage_opts;
+
 /* A data extent for flatten: [off, off+len) of the logical file. */
 typedef int (*ostio__ctr_extent_fn)(void *arg, int64_t off, int64_t len);
 
@@ -77,5 +96,8 @@ int ostio__log_hook_map(const char *path, const ostio__show *o);
 int ostio__log_hook_compact(const char *path, ostio__ctr_report report, void *arg);
 int ostio__log_hook_extents(const char *path, int64_t size, ostio__ctr_extent_fn add,
                             void *arg);
+/* log/log_stage_tool.c */
+int ostio__log_hook_stage_status(const char *path, ostio__stage_opts *o);
+int ostio__log_hook_stage_drain(const char *path, ostio__stage_opts *o);
 
 #endif

@@ -43,6 +43,8 @@ int ostio__kind_has(const ostio__kind_ops *k, ostio__kind_tool t)
   case OSTIO__TOOL_MAP: return k->map != NULL;
   case OSTIO__TOOL_EXTENTS: return k->extents != NULL;
   case OSTIO__TOOL_MAKE: return k->make != NULL;
+  case OSTIO__TOOL_STAGE_STATUS: return k->stage_status != NULL;
+  case OSTIO__TOOL_STAGE_DRAIN: return k->stage_drain != NULL;
   }
   return 0;
 }

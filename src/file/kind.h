@@ -68,8 +68,8 @@ typedef struct ostio__kind_ops {
   int (*read_at)(ostio_file *fh, int64_t off, void *buf, size_t len);
   /* Tool hooks, by path, no MPI: the CLI's `ostio container SUB` and
    * flatten call them through this table (src/container/ctr_hooks.h has
-   * their types and the pieces kinds share). Each returns < 0 with the
-   * error set when it fails. */
+   * their types and the pieces kinds share); `ostio stage` the stage hooks.
+   * Each returns < 0 with the error set when it fails. */
   /* check and recover: each problem or repair to report; the count. compact:
    * one report, what it wrote; the records written (at most INT_MAX). */
   int (*check)(const char *path, ostio__ctr_report report, void *arg);
@@ -89,13 +89,25 @@ typedef struct ostio__kind_ops {
   /* flatten, rank 0: each data extent of [0, size) to add, in any order,
    * overlaps allowed (flatten sorts and merges). NULL: all of [0, size). */
   int (*extents)(const char *path, int64_t size, ostio__ctr_extent_fn add, void *arg);
+  /* `ostio stage status` and `drain` (writers staged on node-local storage,
+   * docs/staging.md), printed into o->out, text or JSON (o->json), with
+   * o->host as this node's name (o->self set to the name taken). status:
+   * every staged writer (where, bytes staged and drained, whether on this
+   * node) and the totals; 0. drain: drains and finishes every writer staged
+   * on this node (paced to o->bandwidth, o->progress when o->tick is set),
+   * each one reported, then the size record written clean once nothing is
+   * staged; the count of writers left staged (on other nodes, or their stage
+   * directory gone). */
+  int (*stage_status)(const char *path, ostio__stage_opts *o);
+  int (*stage_drain)(const char *path, ostio__stage_opts *o);
 } ostio__kind_ops;
 
 /* The tool hooks by name, for callers that dispatch on one (the CLI asks
  * whether a path's kind has it, and which kinds do). */
 typedef enum ostio__kind_tool {
   OSTIO__TOOL_CHECK, OSTIO__TOOL_RECOVER, OSTIO__TOOL_COMPACT, OSTIO__TOOL_LS,
-  OSTIO__TOOL_STAT, OSTIO__TOOL_MAP, OSTIO__TOOL_EXTENTS, OSTIO__TOOL_MAKE
+  OSTIO__TOOL_STAT, OSTIO__TOOL_MAP, OSTIO__TOOL_EXTENTS, OSTIO__TOOL_MAKE,
+  OSTIO__TOOL_STAGE_STATUS, OSTIO__TOOL_STAGE_DRAIN
 } ostio__kind_tool;
 /* 1 when kind k has hook t (not NULL). */
 int ostio__kind_has(const ostio__kind_ops *k, ostio__kind_tool t);

@@ -1,9 +1,9 @@
-/* `ostio container SUB PATH` on an existing PATH: its kind is found once
- * (ostio__kind_of_path) and the subcommand calls that kind's tool hook
- * (src/file/kind.h). A kind without the hook gets one message, from
- * ctr_kind below, naming the kinds of the registry that have it: the CLI
- * holds no list of what each kind supports. Also map, recover and compact,
- * whose only options are PATH and --records. */
+/* `ostio container SUB PATH` (and `ostio stage SUB PATH`) on an existing
+ * PATH: its kind is found once (ostio__kind_of_path) and the subcommand
+ * calls that kind's tool hook (src/file/kind.h). A kind without the hook
+ * gets one message, from ctr_kind below, naming the kinds of the registry
+ * that have it: the CLI holds no list of what each kind supports. Also
+ * map, recover and compact, whose only options are PATH and --records. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +21,10 @@ static const struct {
 } hints[] = {
   {OSTIO__TOOL_MAP, -1, "`ostio map PATH OFFSET LENGTH` maps a striped layout by arithmetic"},
   {OSTIO__TOOL_RECOVER, OSTIO__TOOL_CHECK, "`ostio container check PATH` reports damage"},
+  {OSTIO__TOOL_STAGE_STATUS, -1, "staging applies to a job writing with the hint "
+                                 "ostio_stage_dir=DIR (docs/staging.md)"},
+  {OSTIO__TOOL_STAGE_DRAIN, -1, "staging applies to a job writing with the hint "
+                                "ostio_stage_dir=DIR (docs/staging.md)"},
 };
 
 /* The one "not supported" sentence: what PATH is, that the kind lacks SUB,

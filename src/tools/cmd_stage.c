@@ -2,26 +2,22 @@
  * command line. status lists the staged writers of a container (where, how
  * much is staged and drained); drain finishes the drain of every writer
  * staged on this node, e.g. in a job epilogue after the writing job ended.
- * No MPI: the drain is log_stage.h's, the view logtool_stage.h's.
+ * This file parses the options, keeps drain's progress timer and line, and
+ * calls the stage hooks of PATH's kind (src/file/kind.h); a kind without
+ * them gets the one "not supported by this kind" line (ctr_kind). No MPI.
  * See docs/cli.md ("ostio stage") and docs/staging.md. */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/time.h>
-#include <unistd.h>
 
-#include "container/container.h"
-#include "container/log/logtool_stage.h"
-#include "core/clock.h"
+#include "container/ctr_hooks.h"
 #include "core/error.h"
 #include "file/kind.h"
 #include "hints/hints.h"
 #include "tools/cli.h"
+#include "tools/cli_container.h"
 
 #define CMD "stage"
 
@@ -43,37 +39,15 @@ static const char *help =
 
 /* ---- shared --------------------------------------------------------------------------- */
 
-/* Opens PATH as a log container and lists it; a message naming what PATH
- * is otherwise. CLI_OK or the exit status. */
-static int open_log(const char *who, const char *path, ostio__logdir **d)
+/* PATH's kind when it has the stage hook t: CLI_OK, else the message (a
+ * missing PATH, a damaged manifest, the one "not supported by this kind"
+ * line) and the exit status. */
+static int stage_kind(const char *who, const char *sub, const char *path, ostio__kind_tool t,
+                      const ostio__kind_ops **k)
 {
-  struct stat st;
-  const ostio__kind_ops *k = NULL;
-  *d = NULL;
-  if (stat(path, &st) < 0)
-    return cli_runtime_error(who, "%s: %s", path, strerror(errno));
-  int rc = ostio__kind_of_path(path, &k);
-  if (rc < 0) return cli_lib_error(who, rc);
-  if (strcmp(k->name, "log")) {
-    int ctr = ostio__ctr_is_container(path);
-    return cli_runtime_error(who, "%s is %s%s%s, not a log container: staging applies to log "
-                             "containers (written with the hints ostio_container=log and "
-                             "ostio_stage_dir=DIR)", path, ctr ? "a " : "not a container",
-                             ctr ? k->name : "", ctr ? " container" : "");
-  }
-  if ((rc = ostio__log_open(path, NULL, 0, d)) == 0) rc = ostio__log_scan(*d);
-  if (rc < 0) {
-    ostio__log_close(d);
-    return cli_lib_error(who, rc);
-  }
-  return CLI_OK;
-}
-
-static int staged_count(const ostio__logdir *d)
-{
-  int n = 0;
-  for (size_t i = 0; i < d->nsrc; i++) n += (d->src[i].flags & OSTIO__LOGSRC_STAGED) != 0;
-  return n;
+  char err[2048];
+  int rc = ctr_kind(sub, path, t, k, err, sizeof err);
+  return rc == CLI_OK ? CLI_OK : cli_runtime_error(who, "%s", err);
 }
 
 /* Options of both subcommands; allow says which besides --help. */
@@ -101,10 +75,10 @@ static int parse(const char *who, const char *usage, int argc, char **argv, int 
       return -1;
     }
     if (c == O_HOST) {
-      if (!optarg[0] || strlen(optarg) >= OSTIO__STAGE_HOST_MAX || strpbrk(optarg, "\r\n"))
+      if (!optarg[0] || strlen(optarg) >= OSTIO__CTR_HOST_MAX || strpbrk(optarg, "\r\n"))
         return cli_usage_error(who, "--host '%s': a node name as stage records give it "
                                "(1 to %d bytes, no line break) is accepted", optarg,
-                               OSTIO__STAGE_HOST_MAX - 1);
+                               OSTIO__CTR_HOST_MAX - 1);
       o->host = optarg;
     } else if (c == OPT_JSON && !drain) {
       o->json = 1;
@@ -125,17 +99,10 @@ static int parse(const char *who, const char *usage, int argc, char **argv, int 
   }
   if (argc - optind != 1) return cli_usage_error(who, "expected one PATH");
   *path = argv[optind];
-  if (o->host) ostio__stage_set_self(o->host);
   return 0;
 }
 
 /* ---- status ---------------------------------------------------------------------------- */
-
-static void json_num_or_null(int64_t v)
-{
-  if (v < 0) printf("null");
-  else printf("%" PRId64, v);
-}
 
 static int sub_status(int argc, char **argv)
 {
@@ -152,92 +119,20 @@ static int sub_status(int argc, char **argv)
     "  --json       {\"path\", \"host\", \"writers\": [...], \"totals\": {...}} on stdout\n";
   stage_opts o;
   const char *path;
-  ostio__logdir *d;
+  const ostio__kind_ops *k;
   int rc = parse(CMD " status", usage, argc, argv, 0, &o, &path);
   if (rc) return rc < 0 ? CLI_OK : rc;
-  if ((rc = open_log(CMD " status", path, &d)) != CLI_OK) return rc;
-  int64_t tot[4] = {0, 0, 0, 0};
-  int n = 0, here = 0;
-  if (o.json) {
-    printf("{\"path\": ");
-    json_string(stdout, path);
-    printf(", \"host\": ");
-    json_string(stdout, ostio__stage_self());
-    printf(", \"writers\": [");
-  } else if (!staged_count(d)) {
-    printf("%s: nothing staged (every writer's logs are in the container)\n", path);
-  }
-  for (size_t i = 0; i < d->nsrc; i++) {
-    const ostio__logsrc *s = &d->src[i];
-    ostio__stageview v;
-    if (!(s->flags & OSTIO__LOGSRC_STAGED)) continue;
-    if ((rc = ostio__stage_view(d, i, &v)) < 0) break;
-    int64_t drained = v.drained_data < v.indexed ? v.drained_data : v.indexed;
-    if (o.json) {
-      printf("%s{\"session\": %" PRIu32 ", \"writer\": %" PRIu32 ", \"hostdir\": %d, \"host\": ",
-             n ? ", " : "", s->session, s->writer, (int)s->hostdir);
-      if (v.rec_ok) json_string(stdout, v.rec.host);
-      else printf("null");
-      printf(", \"dir\": ");
-      if (v.rec_ok) json_string(stdout, v.rec.dir);
-      else printf("null");
-      printf(", \"this_node\": %s, \"reachable\": %s, \"staged_data_bytes\": ",
-             v.here ? "true" : "false", v.reachable ? "true" : "false");
-      json_num_or_null(v.staged_data);
-      printf(", \"staged_index_bytes\": ");
-      json_num_or_null(v.staged_index);
-      printf(", \"drained_data_bytes\": %" PRId64 ", \"drained_index_bytes\": %" PRId64
-             ", \"indexed_data_bytes\": %" PRId64 ", \"undrained_ranges\": %zu, "
-             "\"record_error\": ", v.drained_data, v.drained_index, v.indexed, v.nlost);
-      if (v.rec_ok) printf("null");
-      else json_string(stdout, v.problem);
-      printf("}");
-    } else {
-      printf("session %" PRIu32 " writer %" PRIu32 " (hostdir.%03d): ", s->session, s->writer,
-             (int)s->hostdir);
-      if (v.rec_ok) printf("host %s%s, dir %s\n", v.rec.host, v.here ? " (this node)" : "",
-                           v.rec.dir);
-      else printf("%s\n", v.problem);
-      if (v.staged_data >= 0 || v.staged_index >= 0)
-        printf("  staged:  data %" PRId64 " bytes, index %" PRId64 " bytes\n",
-               v.staged_data < 0 ? 0 : v.staged_data, v.staged_index < 0 ? 0 : v.staged_index);
-      else
-        printf("  staged:  unknown (the stage directory cannot be reached from here)\n");
-      printf("  drained: data %" PRId64 " bytes (%" PRId64 " of the %" PRId64 " the container's "
-             "index names), index %" PRId64 " bytes; %zu range%s not drained\n",
-             v.drained_data, drained, v.indexed, v.drained_index, v.nlost,
-             v.nlost == 1 ? "" : "s");
-    }
-    n++;
-    here += v.here;
-    tot[0] += v.staged_data > 0 ? v.staged_data : 0;
-    tot[1] += v.staged_index > 0 ? v.staged_index : 0;
-    tot[2] += v.drained_data;
-    tot[3] += v.drained_index;
-    ostio__stage_view_free(&v);
-  }
-  ostio__log_close(&d);
-  if (rc < 0) {
-    if (o.json) printf("]}\n");
-    return cli_lib_error(CMD " status", rc);
-  }
-  if (o.json)
-    printf("], \"totals\": {\"writers\": %d, \"this_node\": %d, \"elsewhere\": %d, "
-           "\"staged_data_bytes\": %" PRId64 ", \"staged_index_bytes\": %" PRId64
-           ", \"drained_data_bytes\": %" PRId64 ", \"drained_index_bytes\": %" PRId64 "}}\n",
-           n, here, n - here, tot[0], tot[1], tot[2], tot[3]);
-  else if (n)
-    printf("total: %d staged writer%s (%d on this node %s, %d elsewhere); staged data %" PRId64
-           " bytes, index %" PRId64 " bytes (where reachable); drained data %" PRId64
-           " bytes, index %" PRId64 " bytes\n", n, n == 1 ? "" : "s", here,
-           ostio__stage_self(), n - here, tot[0], tot[1], tot[2], tot[3]);
-  return CLI_OK;
+  if ((rc = stage_kind(CMD " status", "stage status", path, OSTIO__TOOL_STAGE_STATUS, &k)))
+    return rc;
+  ostio__stage_opts so = {.out = stdout, .json = o.json, .host = o.host};
+  rc = k->stage_status(path, &so);
+  return rc < 0 ? cli_lib_error(CMD " status", rc) : CLI_OK;
 }
 
 /* ---- drain ------------------------------------------------------------------------------ */
 
-/* The progress timer: every second the drain stops at its next chunk and
- * the loop below prints a line and goes on. */
+/* The progress timer: every second the drain stops at its next chunk, clears
+ * tick and calls progress below, which prints a line; the drain goes on. */
 static volatile int tick;
 
 static void on_alarm(int sig)
@@ -252,63 +147,11 @@ static void timer_set(int on)
   setitimer(ITIMER_REAL, &it, NULL);
 }
 
-typedef struct drain_run {
-  const char *path;
-  int quiet;
-  ostio__throttle t;
-  int64_t copied;
-  double t0;
-} drain_run;
-
-static double mib_s(const drain_run *r)
+static void progress(void *arg, const char *path, int64_t copied, double seconds)
 {
-  double dt = ostio__now() - r->t0;
-  return dt > 0 ? (double)r->copied / dt / (1 << 20) : 0.0;
-}
-
-/* Drains and finishes src i (staged on this node, its directory dir). */
-static int drain_one(ostio__logdir *d, size_t i, const char *dir, drain_run *r)
-{
-  const ostio__logsrc *s = &d->src[i];
-  int sfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (sfd < 0)
-    return ostio__fail(ostio__from_errno(errno), "%s: cannot open the stage directory %s of "
-                       "writer %" PRIu32 " of session %" PRIu32 ": %s", d->path, dir,
-                       s->writer, s->session, strerror(errno));
-  ostio__drainw st = {0};
-  int rc;
-  while ((rc = ostio__stage_drain(d, s->hostdir, s->session, s->writer, sfd, 0, &st, &r->t,
-                                  &r->copied)) == 1) {
-    tick = 0;
-    if (!r->quiet)
-      fprintf(stderr, "ostio stage drain: %s: %.1f MiB copied, %.1f MiB/s\n", r->path,
-              (double)r->copied / (1 << 20), mib_s(r));
-  }
-  if (rc == 0) rc = ostio__stage_finish(d, s->hostdir, s->session, s->writer, sfd);
-  close(sfd);
-  if (rc == 0) rmdir(dir); /* the last writer's: empty now (others keep it) */
-  return rc;
-}
-
-/* After the last staged writer went: the size record, clean, as the job's
- * close would have written it (the job ended without closing). */
-static int size_clean(const char *path)
-{
-  ostio__logdir *d = NULL;
-  ostio__sizerec rec;
-  int64_t size = 0;
-  int rc = ostio__log_open(path, NULL, 0, &d);
-  if (rc == 0) rc = ostio__log_scan(d);
-  if (rc == 0 && staged_count(d) == 0 &&
-      (ostio__sizerec_read(d->dirfd, path, &rec) < 0 || !rec.clean ||
-       !ostio__log_rec_trusted(d, &rec))) {
-    ostio__clear_error();
-    if ((rc = ostio__log_publish_clean(d, &size)) == 0)
-      printf("%s: size record written clean: %" PRId64 " bytes (the writing job ended "
-             "without closing)\n", path, size);
-  }
-  ostio__log_close(&d);
-  return rc;
+  (void)arg;
+  fprintf(stderr, "ostio stage drain: %s: %.1f MiB copied, %.1f MiB/s\n", path,
+          (double)copied / (1 << 20), seconds > 0 ? (double)copied / seconds / (1 << 20) : 0.0);
 }
 
 static int sub_drain(int argc, char **argv)
@@ -331,66 +174,29 @@ static int sub_drain(int argc, char **argv)
     "  --quiet            no progress line (stderr, every second)\n";
   stage_opts o;
   const char *path;
-  ostio__logdir *d;
+  const ostio__kind_ops *k;
   int rc = parse(CMD " drain", usage, argc, argv, 1, &o, &path);
   if (rc) return rc < 0 ? CLI_OK : rc;
-  if ((rc = open_log(CMD " drain", path, &d)) != CLI_OK) return rc;
-  drain_run r = {.path = path, .quiet = o.quiet, .t0 = ostio__now()};
-  ostio__throttle_init(&r.t, o.bw, &tick);
+  if ((rc = stage_kind(CMD " drain", "stage drain", path, OSTIO__TOOL_STAGE_DRAIN, &k)))
+    return rc;
+  ostio__stage_opts so = {.out = stdout, .host = o.host, .bandwidth = o.bw, .tick = &tick,
+                          .progress = o.quiet ? NULL : progress};
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_alarm;
   sa.sa_flags = SA_RESTART;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGALRM, &sa, &old);
+  tick = 0;
   timer_set(1);
-  int drained = 0, left = 0;
-  char others[1024] = "";
-  size_t olen = 0;
-  for (size_t i = 0; rc == 0 && i < d->nsrc; i++) {
-    const ostio__logsrc *s = &d->src[i];
-    ostio__stageview v;
-    if (!(s->flags & OSTIO__LOGSRC_STAGED)) continue;
-    if ((rc = ostio__stage_view(d, i, &v)) < 0) break;
-    if (v.rec_ok && v.here && v.reachable) {
-      int64_t before = r.copied;
-      if ((rc = drain_one(d, i, v.rec.dir, &r)) == 0) {
-        drained++;
-        printf("%s: drained writer %" PRIu32 " of session %" PRIu32 " (host %s): %" PRId64
-               " bytes copied\n", path, s->writer, s->session, v.rec.host, r.copied - before);
-      }
-    } else {
-      left++;
-      if (v.rec_ok && v.here)
-        printf("%s: writer %" PRIu32 " of session %" PRIu32 " is staged on this node, but its "
-               "stage directory %s is gone: nothing to drain; `ostio container check %s` "
-               "names what is lost, `ostio container recover %s` gives it up\n", path,
-               s->writer, s->session, v.rec.dir, path, path);
-      else if (olen < sizeof others)
-        olen += (size_t)snprintf(others + olen, sizeof others - olen, "%s%s (writer %" PRIu32
-                                 " of session %" PRIu32 ")", olen ? ", " : "",
-                                 v.rec_ok ? v.rec.host : "unknown: damaged stage record",
-                                 s->writer, s->session);
-    }
-    ostio__stage_view_free(&v);
-  }
+  int left = k->stage_drain(path, &so);
   timer_set(0);
   sigaction(SIGALRM, &old, NULL);
-  ostio__log_close(&d);
-  if (rc < 0) return cli_lib_error(CMD " drain", rc);
-  if (drained)
-    printf("%s: %d writer%s drained, %" PRId64 " bytes in %.1f s (%.1f MiB/s)\n", path, drained,
-           drained == 1 ? "" : "s", r.copied, ostio__now() - r.t0, mib_s(&r));
-  else if (!left)
-    printf("%s: nothing staged (every writer's logs are in the container)\n", path);
-  if (drained && !left && (rc = size_clean(path)) < 0) return cli_lib_error(CMD " drain", rc);
-  if (olen)
-    printf("%s: staged on other nodes, not drained here: %s%s; run `ostio stage drain %s` "
-           "there\n", path, others, olen >= sizeof others ? "..." : "", path);
+  if (left < 0) return cli_lib_error(CMD " drain", left);
   if (left) {
     fprintf(stderr, "ostio stage drain: %s: %d writer%s remain%s staged (not on this node %s, "
             "or its stage directory is gone)\n", path, left, left == 1 ? "" : "s",
-            left == 1 ? "s" : "", ostio__stage_self());
+            left == 1 ? "s" : "", so.self);
     return CLI_ERROR;
   }
   return CLI_OK;

@@ -161,11 +161,13 @@ class StageTest(common.CliTestCase):
         self.fails(1, ["drain", "nothere"], ["nothere", "No such file"])
         self.write("plain", b"x" * 100)
         self.fails(1, ["status", "plain"],
-                          ["plain is not a container", "not a log container",
-                           "ostio_stage_dir"])
+                          ["plain is not a container",
+                           "stage status is not supported by this kind (kinds that support "
+                           "it: log)", "ostio_stage_dir"])
         self.ok("container", "create", "striped", "--objects", "2")
         self.fails(1, ["drain", "striped"],
-                          ["striped is a striped container, not a log container"])
+                          ["striped is a striped container; stage drain is not supported by "
+                           "this kind (kinds that support it: log)"])
         self.ok("container", "create", "log", "--log")
         for bad in ("abc", "0", "-5", "12x"):
             self.fails(2, ["drain", "--bandwidth", bad, "log"],

@@ -567,4 +567,6 @@ const ostio__kind_ops ostio__kind_log = {
   /* tool hooks, log/log_hooks.c (check and recover: logtool.c) */
   .compact = ostio__log_hook_compact, .make = ostio__log_hook_make, .ls = ostio__log_hook_ls,
   .stat = ostio__log_hook_stat, .map = ostio__log_hook_map, .extents = ostio__log_hook_extents,
+  /* `ostio stage`, log/log_stage_tool.c */
+  .stage_status = ostio__log_hook_stage_status, .stage_drain = ostio__log_hook_stage_drain,
 };
