@@ -17,6 +17,7 @@
  * drains' busy time (statistics stage_drained_bytes, time_stage_drain:
  * copies and fdatasync, not the idle waits), against cp + fsync. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -62,16 +63,26 @@ static void fill(char *buf, int64_t off, int64_t len)
   }
 }
 
-/* Bytes of the container's data logs (rank 0). */
+/* Bytes of the container's data logs (rank 0): the sizes of data.S.W in its hostdirs. */
 static int64_t container_bytes(const char *path)
 {
-  char cmd[1400];
-  snprintf(cmd, sizeof cmd, "find '%s' -name 'data.*' -printf '%%s\\n' 2>/dev/null", path);
-  FILE *p = popen(cmd, "r");
   int64_t total = 0;
-  long long v;
-  while (p && fscanf(p, "%lld", &v) == 1) total += v;
-  if (p) pclose(p);
+  DIR *d = opendir(path);
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    if (strncmp(e->d_name, "hostdir.", 8)) continue;
+    int hfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY);
+    DIR *h = hfd >= 0 ? fdopendir(hfd) : NULL;
+    struct dirent *f;
+    while (h && (f = readdir(h))) {
+      struct stat st;
+      if (!strncmp(f->d_name, "data.", 5) && fstatat(dirfd(h), f->d_name, &st, 0) == 0)
+        total += (int64_t)st.st_size;
+    }
+    if (h) closedir(h);
+    else if (hfd >= 0) close(hfd);
+  }
+  if (d) closedir(d);
   return total;
 }
 
@@ -164,12 +175,12 @@ static double run_staged(const char *path, char *buf, double *drain_s, double *w
   double t1 = MPI_Wtime();
   MPI_Barrier(MPI_COMM_WORLD);
   double tw = maxof(t1), ts = MPI_Wtime();
-  /* The compute phase: rank 0 samples the container's size every 10 ms. */
+  /* The compute phase: rank 0 samples the container's size every 20 ms. */
   double done = -1;
   int64_t total = size * nprocs;
   while (MPI_Wtime() - ts < compute) {
     if (rank == 0 && done < 0 && container_bytes(path) >= total) done = MPI_Wtime();
-    usleep(10000);
+    usleep(20000);
   }
   double t2 = MPI_Wtime();
   if (fh && ostio_close(&fh) != 0) rc = -1;
