@@ -387,7 +387,7 @@ static void test_text(void)
   check_row(text, "indep_reads", "0", "0");
   CHECK(!line_of(text, "rmw", buf, sizeof buf));  /* zero everywhere: left out */
   CHECK(!line_of(text, "faults_injected", buf, sizeof buf));
-  CHECKF(strstr(text, "  (25 counters zero on every rank not shown)\n"), "%s", text);
+  CHECKF(strstr(text, "  (27 counters zero on every rank not shown)\n"), "%s", text);
   CHECKF(strstr(text, "  objects per aggregator per call: max 3, mean 2.00\n"), "%s", text);
   CHECKF(strstr(text, "  OSTs per aggregator per call: max 4, mean 1.75\n"), "%s", text);
   CHECKF(strstr(text, "  bytes per system write: mean 1048576.00\n"), "%s", text);
@@ -396,6 +396,7 @@ static void test_text(void)
   check_row(text, "time_io", "3.000000", "2.000000");
   check_row(text, "time_total", "0.750000", "0.500000");
   check_row(text, "time_plan", "0.000000", "0.000000");
+  CHECK(!line_of(text, "time_stage_drain", buf, sizeof buf)); /* staging did not run */
   /* Every line but the one with the path fits 80 columns. */
   int lines = 0;
   for (const char *p = strchr(text, '\n') + 1; *p; lines++) {
@@ -420,7 +421,7 @@ static void test_text(void)
                            "  layout 2 x 65536 B, 3 components, source -\n"), "%s", text);
   CHECK(strstr(text, "objects per aggregator per call: max 0, mean -\n") &&
         strstr(text, "OSTs per aggregator per call: max 0, mean -\n"));
-  CHECK(strstr(text, "  (32 counters zero on every rank not shown)\n"));
+  CHECK(strstr(text, "  (34 counters zero on every rank not shown)\n"));
   free(text);
 
   /* Nothing folded (and no info at all) is still a report. */

@@ -294,6 +294,8 @@ int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_i
 
   ostio__sbuf_put(&s, COLS, "timer (seconds)", "max of one rank", "mean");
   for (int i = 0; i < OSTIO__NTIMER; i++) {
+    /* A feature's timers (after time_total: staging) only when it ran. */
+    if (i > OSTIO__T_time_total && r->tmax[i] == 0) continue;
     snprintf(a, sizeof a, "%.6f", r->tmax[i]);
     if (r->nprocs > 0) snprintf(b, sizeof b, "%.6f", r->tsum[i] / r->nprocs);
     else snprintf(b, sizeof b, "-");
