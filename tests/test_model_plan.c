@@ -14,14 +14,14 @@
 #define MiB ((int64_t)1 << 20)
 
 typedef struct stats {
-  int64_t bytes, max_objs_per_client, max_clients_per_object, nobjects, exch, requests;
+  int64_t bytes, max_objs_per_client, max_clients_per_object, nobjects, exch, requests, syncs;
 } stats;
 
 /* Distinct objects per client and clients per object (flows are merged by
  * (client, object), so each flow is one pair). */
 static stats measure(const ostio__traffic *t)
 {
-  stats s = {0};
+  stats s = {.syncs = t->syncs};
   int64_t *per_client = calloc((size_t)t->nranks, sizeof *per_client);
   int64_t maxobj = 0;
   for (size_t i = 0; i < t->nflow; i++) {
@@ -128,6 +128,7 @@ int main(void)
    * 1 MiB rounds cut each ost aggregator's object into 4 requests. */
   s = run(&j, OSTIO__MS_EVEN, ext, n, NULL);
   CHECK_EQ_I64(s.requests, 16);
+  CHECK_EQ_I64(s.syncs, 3); /* agreements on entry and exit, one round */
   s = run(&j, OSTIO__MS_OST, ext, n, NULL);
   CHECK_EQ_I64(s.requests, 4);
   j.round_bytes = 512 * 1024;
@@ -137,8 +138,10 @@ int main(void)
   j.round_bytes = MiB;
   s = run(&j, OSTIO__MS_OST, ext, n, NULL);
   CHECK_EQ_I64(s.requests, 16);
+  CHECK_EQ_I64(s.syncs, 2 + 4); /* each aggregator's 4 MiB in 1 MiB rounds */
   s = run(&j, OSTIO__MS_INDEPENDENT, ext, n, NULL); /* no rounds: one per extent and object */
   CHECK_EQ_I64(s.requests, 16);
+  CHECK_EQ_I64(s.syncs, 0);
   j.round_bytes = 0;
 
   /* cb_nodes 2 under ost: 2 aggregators, 2 objects each. */

@@ -461,10 +461,41 @@ static void serial_path(void)
   ostio__sim_result_free(&r);
 }
 
+/* Ranks outnumbering cores: each synchronisation costs (k - 1) time slices,
+ * added to the exchange; nothing when the cores suffice or the key is 0. */
+static void oversubscribed(void)
+{
+  ostio__sys s = base_sys();             /* 2 ranks per node */
+  int64_t snd[4] = {4000, 0, 0, 0}, rcv[4] = {0, 0, 4000, 0}, msg[4] = {1, 0, 0, 0};
+  ostio__traffic t = {.nranks = 4, .send_bytes = snd, .recv_bytes = rcv, .send_msgs = msg,
+                      .syncs = 10};
+  double base = 4000 / 4e9 + 1e-6;
+  int rpn[] = {2, 4, 8, 4}, cores[] = {0, 2, 2, 4};
+  double want[] = {base, base + 10 * 1 * 5e-3, base + 10 * 3 * 5e-3, base};
+  s.sched_quantum = 5e-3;
+  for (int i = 0; i < 4; i++) {
+    s.ranks_per_node = rpn[i];
+    s.cores_per_node = cores[i];
+    ostio__sim_result r;
+    CHECK(ostio__sim_run(&s, &t, &r) == 0);
+    CHECKF(near(r.t_exchange, want[i]), "%d ranks on %d cores: exchange %.9g s, want %.9g",
+           rpn[i], cores[i], r.t_exchange, want[i]);
+    if (i == 1 || i == 2)
+      CHECKF(r.bottleneck_kind == OSTIO__SIM_EXCH_SYNC && strstr(r.bottleneck, "outnumbering"),
+             "bottleneck %s", r.bottleneck);
+    ostio__sim_result_free(&r);
+  }
+  s.cores_per_node = -1;
+  ostio__sim_result r;
+  CHECK(ostio__sim_run(&s, &t, &r) == OSTIO_EINVAL && strstr(ostio_last_error(), "cores_per_node"));
+  ostio__sim_result_free(&r);
+}
+
 int main(void)
 {
   one_client_one_ost();
   serial_path();
+  oversubscribed();
   rpc_cuts();
   lock_conflicts();
   oss_queue();

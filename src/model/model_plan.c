@@ -214,10 +214,11 @@ static int collective(ostio__model_acc *a, const ostio__model_job *j, int strate
   }
   if (rc == 0 && np > 1) qsort(pc, np, sizeof *pc, by_agg_off);
   int64_t round = j->round_bytes > 0 ? j->round_bytes : DEFAULT_ROUND, used = 0;
-  int64_t tag = a->tag++;
+  int64_t tag = a->tag++, agbytes = 0, rounds = 0;
   for (size_t i = 0, k; rc == 0 && i < np; i = k) {
     if (i > 0 && pc[i].agg != pc[i - 1].agg) { /* a new aggregator's rounds */
-      used = 0;
+      if ((agbytes + round - 1) / round > rounds) rounds = (agbytes + round - 1) / round;
+      used = agbytes = 0;
       tag = a->tag++;
     }
     int64_t off = pc[i].off, end = off + pc[i].len;
@@ -227,6 +228,7 @@ static int collective(ostio__model_acc *a, const ostio__model_job *j, int strate
      * object per round. */
     while (rc == 0 && off < end) {
       int64_t take = end - off < round - used ? end - off : round - used;
+      agbytes += take;
       rc = add_run(a, m, order[pc[i].agg], -1, off, take, tag);
       off += take;
       used += take;
@@ -236,7 +238,10 @@ static int collective(ostio__model_acc *a, const ostio__model_job *j, int strate
       }
     }
   }
-  if (rc == 0) a->naggr = naggr;
+  if ((agbytes + round - 1) / round > rounds) rounds = (agbytes + round - 1) / round;
+  /* The call's synchronisations: its agreements and the exchange rounds of
+   * its busiest aggregator (every rank takes part in each round). */
+  if (rc == 0) a->naggr = naggr, a->syncs += 2 + rounds;
   free(pc);
   free(seen);
   return rc;
@@ -337,6 +342,7 @@ int ostio__model_traffic(ostio__model_acc *a, ostio__traffic *t)
   *t = (ostio__traffic){.nranks = a->nranks, .flow = a->flow, .nflow = a->nflow,
                         .send_bytes = exch ? a->send_bytes : NULL,
                         .recv_bytes = exch ? a->recv_bytes : NULL,
-                        .send_msgs = exch ? a->send_msgs : NULL, .opens = a->opens};
+                        .send_msgs = exch ? a->send_msgs : NULL, .opens = a->opens,
+                        .syncs = a->syncs};
   return 0;
 }

@@ -50,6 +50,7 @@ typedef struct ostio__model_acc {
   size_t nflow, cap;
   int64_t *send_bytes, *recv_bytes, *send_msgs;
   int64_t opens;
+  int64_t syncs;            /* collective synchronisations (traffic.h)        */
   int64_t bytes;            /* every call's bytes, for the conservation check */
   int64_t naggr;            /* of the last collective call                    */
   int64_t tag;              /* the next request tag (model_plan.c)            */

@@ -85,6 +85,8 @@ static int check_sys(const ostio__sys *s)
   else if (s->lock_expand != 0 && s->lock_expand != 1) f = "lock_expand (0 or 1)";
   else if (bad_rate(s->mds_rate)) f = "mds_rate (> 0, finite)";
   else if (s->rpcs_in_flight < 0) f = "rpcs_in_flight (>= 0; 0: not limited)";
+  else if (s->cores_per_node < 0) f = "cores_per_node (>= 0; 0: one per rank)";
+  else if (bad_time(s->sched_quantum)) f = "sched_quantum (>= 0, finite)";
   if (f) return ostio__fail(OSTIO_EINVAL, "sim: system \"%.63s\": bad %s", s->name, f);
   return 0;
 }
@@ -373,6 +375,14 @@ static int exchange(sim *m, crit *c)
   m->r->exchange_bytes = sent > recv ? sent : recv;
   if (s->net_bw > 0)
     consider(c, (double)m->r->exchange_bytes / s->net_bw, OSTIO__SIM_EXCH_NETWORK, -1, 0);
+  /* Ranks outnumbering cores: each synchronisation waits for descheduled
+   * ranks, a time slice per extra rank per core (docs/model.md). */
+  double k = s->cores_per_node > 0 ? (double)s->ranks_per_node / s->cores_per_node : 1;
+  double sync = k > 1 ? (double)t->syncs * (k - 1) * s->sched_quantum : 0;
+  if (sync > 0) {
+    if (sync > c->t) c->kind = OSTIO__SIM_EXCH_SYNC, c->idx = -1;
+    c->t += sync;
+  }
   return 0;
 }
 
@@ -385,7 +395,8 @@ static void name_bottleneck(ostio__sim_result *r, const crit *c)
     [OSTIO__SIM_SERIAL] = "requests of rank",
     [OSTIO__SIM_EXCH_NIC] = "exchange: nic of node",
     [OSTIO__SIM_EXCH_LATENCY] = "exchange: messages of rank",
-    [OSTIO__SIM_EXCH_NETWORK] = "exchange: network", [OSTIO__SIM_MDS] = "metadata server"};
+    [OSTIO__SIM_EXCH_NETWORK] = "exchange: network", [OSTIO__SIM_MDS] = "metadata server",
+    [OSTIO__SIM_EXCH_SYNC] = "exchange: synchronisation of ranks outnumbering cores"};
   r->bottleneck_kind = c->kind;
   r->bottleneck_index = c->idx;
   if (c->idx >= 0)

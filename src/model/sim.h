@@ -16,6 +16,9 @@
  * Per node n:  S_n, R_n = bytes its ranks send, receive;
  *              node_n = max(S_n, R_n) / nic_bw + max_{i on n} send_msgs_i * net_latency
  *   t_exchange = max(max_n node_n, max(sum S, sum R) / net_bw)   (net_bw 0: no cap)
+ *                + syncs * (k - 1) * sched_quantum   when k = ranks_per_node /
+ *                  cores_per_node > 1 (each collective synchronisation waits
+ *                  for descheduled ranks; syncs from the traffic)
  *
  * I/O. A flow (client c, OST o, object j, B bytes, q requests) is cut into
  * RPCs of at most rpc_bytes, its q requests taken as equal as integers allow:
@@ -84,7 +87,9 @@ typedef enum ostio__sim_res {
   OSTIO__SIM_EXCH_NIC,     /* exchange: a node's NIC bytes (index: the node)   */
   OSTIO__SIM_EXCH_LATENCY, /* exchange: a rank's messages (index: the rank)    */
   OSTIO__SIM_EXCH_NETWORK, /* exchange: the network's aggregate cap            */
-  OSTIO__SIM_MDS           /* metadata: the opens                              */
+  OSTIO__SIM_MDS,          /* metadata: the opens                              */
+  OSTIO__SIM_EXCH_SYNC     /* exchange: synchronisations of ranks that outnumber
+                            * their cores                                     */
 } ostio__sim_res;
 
 /* What one OST saw. */

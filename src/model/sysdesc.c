@@ -61,6 +61,13 @@ static const field fields[] = {
   {.key = "ranks_per_node", .member = "ranks_per_node", .kind = K_INT,
    .off = OFF(ranks_per_node), .scale = 1, .lo = 1, .hi = 65536, .required = 1,
    .unit = "ranks", .what = "MPI ranks per node"},
+  {.key = "cores_per_node", .member = "cores_per_node", .kind = K_INT,
+   .off = OFF(cores_per_node), .scale = 1, .lo = 0, .hi = 65536, .required = 0, .dflt = 0,
+   .unit = "cores", .what = "cores that run the node's ranks (0: at least one per rank)"},
+  {.key = "sched_quantum_us", .member = "sched_quantum", .kind = K_F64,
+   .off = OFF(sched_quantum), .scale = US, .lo = 0, .hi = 1e7, .required = 0, .dflt = 0,
+   .unit = "us", .what = "a collective synchronisation's cost per extra rank per core when "
+                         "ranks outnumber cores (the scheduler's time slice)"},
   BW("nic_bw_MBps", nic_bw, 1, "one node's link into the network"),
   BW("client_bw_MBps", client_bw, 0,
      "what one process moves through its file system client (default: nic_bw_MBps)"),

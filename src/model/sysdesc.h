@@ -16,6 +16,10 @@ typedef struct ostio__sys {
   /* clients */
   int64_t nodes;           /* compute nodes                                    */
   int ranks_per_node;      /* MPI ranks per node                               */
+  int cores_per_node;      /* cores running them; 0: at least one per rank     */
+  double sched_quantum;    /* s: what one collective synchronisation costs per
+                            * extra rank per core when ranks outnumber cores
+                            * (the scheduler's time slice; 0: nothing)        */
   double nic_bw;           /* bytes/s: one node's link into the network        */
   double client_bw;        /* bytes/s: what one process moves through its file
                             * system client (copies, RPC generation)          */

@@ -34,6 +34,10 @@ typedef struct ostio__traffic {
   const int64_t *send_bytes, *recv_bytes;
   const int64_t *send_msgs;  /* messages each rank sends                       */
   int64_t opens;           /* files opened or created (per process: nranks)    */
+  int64_t syncs;           /* collective synchronisations, each a wait for
+                            * every rank: two per collective call (agreement
+                            * on entry and on exit) and one per exchange
+                            * round; 0 for independent I/O                    */
 } ostio__traffic;
 
 #endif
