@@ -226,6 +226,27 @@ class TestAdvise(CliTestCase):
         self.assertEqual((d["current"]["container"], d["current"]["stripe_count"]), ("fpp", 2))
         self.assertEqual((d["pattern"]["block"], d["pattern"]["segments"]), (1048576, 2))
 
+    def test_agrees_with_this_machines_comparisons(self):
+        """docs/model.md, "Checked against this machine's own comparisons": the three
+        shapes of docs/benchmarks.md, and what those runs measured as better."""
+        loc = system("local")
+        # ior 1 MiB, 2 ranks: parity, every strategy within a few per cent: keep.
+        d = self.json_of("advise", "--system", loc, "--ranks", "2", "-p", "ior", "-b", "16m",
+                         "-t", "1m", "-s", "4", "--strategy", "ost", "--json")
+        self.assertEqual(d["recommended"]["strategy"], "ost", d["recommended"])
+        # strided 4 KiB, 2 ranks: the collective strategies beat independent writes 2-2.8x.
+        d = self.json_of("advise", "--system", loc, "--ranks", "2", "-p", "strided", "-b",
+                         "4k", "-t", "4k", "-s", "4096", "--stripe-count", "1", "--strategy",
+                         "even", "--json")
+        self.assertNotEqual(d["recommended"]["strategy"], "independent", d["recommended"])
+        self.assertEqual(d["recommended"]["container"], "shared", d["recommended"])
+        # BTIO class A, 4 ranks on the 2 cores: independent writes measured 1.8-1.9x
+        # above the collective strategies (the synchronisations of 4 ranks on 2 cores).
+        d = self.json_of("advise", "--system", loc, "--ranks", "4", "--ranks-per-node", "4",
+                         "-p", "btio", "--btio-class", "A", "--strategy", "even", "--json")
+        self.assertEqual(d["recommended"]["strategy"], "independent", d["recommended"])
+        self.assertGreater(d["gain"], 1.0)
+
     def test_stats_from_a_real_run(self):
         bench = os.path.join(os.path.dirname(common.OSTIO), "ostio-bench")
         # The MPI the build uses (CMake passes it); a PATH mpiexec may be
