@@ -96,6 +96,10 @@ typedef struct ostio__store_ops {
   /* In the child after fork: the child writes as its own writer (the
    * parent's identity stays the parent's). */
   void (*forked)(ostio__store *s);
+  /* This process stops using it without closing it (exit, exec), after a
+   * flush: a writer staged on a node-local directory drains and finishes
+   * now (docs/staging.md). NULL: nothing to do. */
+  void (*end)(ostio__store *s);
 } ostio__store_ops;
 
 /* ---- stores.c: the registry ---------------------------------------------------- */

@@ -398,6 +398,7 @@ void ostio__pl_obj_flush_all(void)
   for (ostio__pl_obj *o = reg; o; o = o->next) {
     pthread_mutex_lock(&o->mu);
     if (o->ops->flush) o->ops->flush(o->s);
+    if (o->ops->end) o->ops->end(o->s); /* exit or exec: see store.h */
     pthread_mutex_unlock(&o->mu);
   }
   pthread_mutex_unlock(&reg_mu);

@@ -231,7 +231,8 @@ int ostio__pl_ctr_unlink_open(const char *norm);
 void ostio__pl_ctr_renamed(const char *newnorm);
 /* At exit and _exit: removes the unlinked containers still open. */
 void ostio__pl_obj_exit(void);
-/* Writes every pending index record (exit, _exit). */
+/* Writes every pending index record and ends staged writers (exit, _exit,
+ * exec: the store's flush, then its end). */
 void ostio__pl_obj_flush_all(void);
 /* Fork: before (flush writers, lock), after in parent and child. */
 void ostio__pl_obj_atfork(int phase);

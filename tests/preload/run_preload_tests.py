@@ -9,6 +9,10 @@ OSTIO_PRELOAD_PATHS with LD_PRELOAD=<libostio-preload.so>:
 
   log       OSTIO_HINTS unset (log is the preload's default kind)
   striped   OSTIO_HINTS="*:ostio_container=striped:ostio_objects=3:striping_unit=65536"
+  staged    OSTIO_HINTS="*:ostio_container=log:ostio_stage_dir=<WORK>/stage": log
+            containers whose logs a process writes to a stage directory and
+            drains at its last close (docs/staging.md); at the end nothing may
+            be left staged
   outside   LD_PRELOAD set, but the run directory is NOT a preload path (it is
             a sibling whose name extends the preload directory's name, the
             prefix trap): everything must behave as without the preload and
@@ -477,6 +481,7 @@ class Suite:
         self.res = Result()
         self.work = tempfile.mkdtemp(prefix="ostio-preload-", dir=args.workdir)
         self.src = os.path.join(self.work, "src")
+        self.stage = os.path.join(self.work, "stage")
         self.py = os.path.realpath(sys.executable)
         self.ref = {}
 
@@ -494,12 +499,15 @@ class Suite:
                 e["OSTIO_PRELOAD_PATHS"] = os.path.join(self.work, "pre")
             if kind == "striped":
                 e["OSTIO_HINTS"] = STRIPED_HINTS
+            if kind == "staged":
+                e["OSTIO_HINTS"] = "*:ostio_container=log:ostio_stage_dir=" + self.stage
         if extra:
             e.update(extra)
         return e
 
     def rundir(self, kind, name):
-        root = {"plain": "plain", "log": "ctr-log", "striped": "ctr-striped", "outside": "pre2"}[kind]
+        root = {"plain": "plain", "log": "ctr-log", "striped": "ctr-striped", "outside": "pre2",
+                "staged": "ctr-staged"}[kind]
         return os.path.join(self.work, root, name)
 
     def execute(self, w, kind):
@@ -546,7 +554,7 @@ class Suite:
     def on_disk(self, kind, d, files, dirs, plain):
         """Problems found on disk (without the preload) and the containers."""
         problems, ctrs = [], []
-        expect_kind = {"log": "log", "striped": "striped"}.get(kind)
+        expect_kind = {"log": "log", "striped": "striped", "staged": "log"}.get(kind)
         for f in files:
             p = os.path.join(d, f)
             if kind == "outside" or f in plain:
@@ -823,7 +831,7 @@ class Suite:
     def main(self):
         t0 = time.time()
         make_inputs(self.src)
-        for root in ("ctr-log", "ctr-striped", "pre", "pre2", "plain", "startup"):
+        for root in ("ctr-log", "ctr-striped", "ctr-staged", "pre", "pre2", "plain", "startup"):
             os.makedirs(os.path.join(self.work, root), exist_ok=True)
         sel = [w for w in W if re.search(self.a.only, w["name"])]
         kinds = [k for k in self.a.kinds.split(",") if k]
@@ -836,9 +844,49 @@ class Suite:
                     futs.append(ex.submit(self.startup))
                 if re.search(self.a.only, "paths"):
                     futs.append(ex.submit(self.paths))
+                if "staged" in kinds and re.search(self.a.only, "staged"):
+                    futs.append(ex.submit(self.staged_kill))
                 for f in futs:
                     f.result()
+        if "staged" in kinds and not self.a.reference_only:
+            left = [os.path.join(r, n) for r, _, fs in os.walk(self.stage) for n in fs
+                    if "kill" not in r]
+            self.res.add("staged: nothing left staged after the workflows", not left,
+                         "\n".join(left[:5]))
         return time.time() - t0
+
+    def staged_kill(self):
+        """A process killed (SIGKILL) after writing and fsync through the preload:
+        its logs stay staged (a stage record in the container, the bytes in the
+        stage directory); `ostio stage drain` brings them; then the container
+        reads back as written and `container check` passes."""
+        d = os.path.join(self.work, "ctr-staged", "kill")
+        os.makedirs(d)
+        stage = os.path.join(self.stage, "kill")
+        env = self.env("staged", d, {"OSTIO_PRELOAD_PATHS": d,
+                                     "OSTIO_HINTS": "*:ostio_container=log:ostio_stage_dir=" + stage})
+        script = ("import os\n"
+                  "data = open(os.environ['SRC'] + '/rand.bin', 'rb').read()\n"
+                  "fd = os.open('k.bin', os.O_WRONLY | os.O_CREAT, 0o644)\n"
+                  "os.write(fd, data)\n"
+                  "os.fsync(fd)\n"
+                  "os.kill(os.getpid(), 9)\n")
+        rc, text = run([self.py, "-c", script], d, env, 120)
+        plain = self.env("plain", d)
+        records = [n for _, _, fs in os.walk(os.path.join(d, "k.bin")) for n in fs
+                   if n.startswith("stage.")]
+        staged = sum(os.path.getsize(os.path.join(r, n)) for r, _, fs in os.walk(stage)
+                     for n in fs if n.startswith("data."))
+        want = os.path.getsize(os.path.join(self.src, "rand.bin"))
+        self.res.add("staged/kill: killed writer left staged", rc == -9 and len(records) == 1
+                     and staged == want, f"exit {rc}, records {records}, staged {staged} of {want}")
+        rc1, _ = run([self.a.cli, "container", "check", "k.bin"], d, plain, 60)
+        rc2, t2 = run([self.a.cli, "stage", "drain", "--quiet", "k.bin"], d, plain, 120)
+        rc3, t3 = run([self.a.cli, "container", "check", "k.bin"], d, plain, 60)
+        self.res.add("staged/kill: check 1, drain 0, check 0", (rc1, rc2, rc3) == (1, 0, 0),
+                     f"{rc1} {rc2} {rc3}: {t2} {t3}")
+        rc4, t4 = run(["cmp", os.path.join(self.src, "rand.bin"), "k.bin"], d, env, 60)
+        self.res.add("staged/kill: the drained container reads back as written", rc4 == 0, t4)
 
 
 def sh_quote(s):
@@ -855,7 +903,8 @@ def main():
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--np-flag", default="-n")
     ap.add_argument("--workdir", default=None, help="where the temporary directory goes (default: TMPDIR)")
-    ap.add_argument("--kinds", default="log,striped,outside", help="comma-separated subset of log,striped,outside")
+    ap.add_argument("--kinds", default="log,striped,outside,staged",
+                    help="comma-separated subset of log,striped,outside,staged")
     ap.add_argument("--only", default="", help="regular expression: run only workflows whose name matches")
     ap.add_argument("--list", action="store_true", help="list the workflows and exit")
     ap.add_argument("--reference-only", action="store_true",

@@ -5,6 +5,7 @@
  * sibling's write, or when a stat finds an index log that changed. No MPI.
  * See docs/containers.md, "The size record of a log container". */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,10 @@
 #include <unistd.h>
 
 #include "container/log/log.h"
+#include "container/log/log_stage.h"
 #include "container/store.h"
 #include "core/error.h"
+#include "hints/hints.h"
 
 typedef struct log_store {
   ostio__store base;
@@ -25,6 +28,8 @@ typedef struct log_store {
   int wactive;               /* this process has a writer identity               */
   int32_t own_src;           /* its index in d->src (-1 none)                     */
   uint32_t epoch;            /* of this writer's records (raised under locks)     */
+  int sdirfd;                /* ostio_stage_dir: the writer's stage directory, or -1 */
+  char *stage_dir;           /* its path (docs/staging.md)                        */
 } log_store;
 
 static log_store *of(ostio__store *s) { return (log_store *)s; }
@@ -127,6 +132,7 @@ static int lg_open(const char *path, ostio__store **out)
   l->base.ops = &ostio__store_log;
   l->base.path = path;
   l->own_src = -1;
+  l->sdirfd = -1;
   int rc = load(path, &l->d, &l->map);
   if (rc < 0) {
     free(l);
@@ -136,13 +142,49 @@ static int lg_open(const char *path, ostio__store **out)
   return 0;
 }
 
+/* A staged writer's end (docs/staging.md): the complete drain at the last
+ * close (a process has no compute phase to hide it behind), then the
+ * record and the staged logs go; on removal only the staged logs. A failed
+ * drain leaves the writer staged: `ostio container check` names it and
+ * `ostio stage drain` finishes it. */
+static void unstage(log_store *l, int removing)
+{
+  if (l->sdirfd < 0) return;
+  int rc = 0;
+  if (!removing) {
+    ostio__drainw st = {0};
+    rc = ostio__stage_drain(l->d, l->w.hostdir, l->w.session, l->w.writer, l->sdirfd, 0, &st,
+                            NULL, NULL);
+    if (rc == 0)
+      rc = ostio__stage_unrecord(l->d, l->w.hostdir, l->w.session, l->w.writer);
+  }
+  if (rc == 0 && ostio__stage_discard(l->d->path, l->w.session, l->w.writer, l->sdirfd) == 0)
+    rmdir(l->stage_dir); /* the last writer of the session's: empty now */
+  ostio__clear_error();
+  close(l->sdirfd);
+  l->sdirfd = -1;
+  free(l->stage_dir);
+  l->stage_dir = NULL;
+}
+
 static void lg_close(ostio__store *s, int removing)
 {
   log_store *l = of(s);
   if (l->wactive && removing) {
     ostio__logw_close(&l->w);
+    unstage(l, 1);
     l->wactive = 0;
   }
+  if (l->wactive && l->sdirfd >= 0) { /* staged: drained before the size is published */
+    int ok = ostio__logw_flush(&l->w) == 0;
+    ostio__logw_close(&l->w);
+    if (ok) unstage(l, 0);
+    else {
+      close(l->sdirfd);
+      l->sdirfd = -1;
+    }
+  }
+  free(l->stage_dir);
   if (l->wactive) {
     /* The last close of a process that wrote publishes the size clean,
      * derived from every writer's index with their fingerprint; a record
@@ -159,6 +201,36 @@ static void lg_close(ostio__store *s, int removing)
 }
 
 static int lg_dirfd(const ostio__store *s) { return ((const log_store *)s)->d->dirfd; }
+
+/* With ostio_stage_dir (OSTIO_HINTS for the path): the writer just claimed
+ * in the container (its empty logs there are the drain's targets) writes
+ * to a node-local stage directory instead; its reads use the staged logs
+ * (docs/staging.md). The drain is at the last close. */
+static int stage(log_store *l, uint32_t session, int32_t hd, int at)
+{
+  ostio__hints h;
+  int rc = ostio__hints_resolve_env(l->base.path, &h);
+  if (rc < 0 || !h.ostio_stage_dir[0]) return rc;
+  char dir[OSTIO__STAGE_DIR_MAX];
+  if ((rc = ostio__stage_dir_path(h.ostio_stage_dir, l->base.path, session, dir, sizeof dir, 1)) < 0)
+    return rc;
+  if (!(l->stage_dir = strdup(dir))) return ostio__fail(OSTIO_ENOMEM, "out of memory");
+  if ((l->sdirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+    free(l->stage_dir);
+    l->stage_dir = NULL;
+    return ostio__fail(ostio__from_errno(errno), "ostio_stage_dir: cannot open %s: %s", dir,
+                       strerror(errno));
+  }
+  uint32_t writer = l->w.writer;
+  ostio__logw_close(&l->w);
+  ostio__logw_init(&l->w, l->d, session, writer, hd);
+  ostio__logw_stage(&l->w, l->sdirfd, l->stage_dir, ostio__stage_self());
+  l->d->src[at].flags |= OSTIO__LOGSRC_STAGED;
+  l->d->src[at].stage_host = ostio__stage_host_hash(ostio__stage_self());
+  if (l->d->sfd[at] >= 0) close(l->d->sfd[at]);
+  l->d->sfd[at] = dup(l->sdirfd);
+  return 0;
+}
 
 /* This process's writer: session = the largest on disk + 1 (a later process
  * wins), writer id = the first free one from OSTIO__LOG_PROCESS_WRITERS
@@ -191,6 +263,10 @@ static int lg_writable(ostio__store *s)
   int at = ostio__log_src_add(l->d, session, l->w.writer, hd);
   if (at < 0) return at;
   l->own_src = at;
+  if ((rc = stage(l, session, hd, at)) < 0) {
+    ostio__logw_close(&l->w);
+    return rc;
+  }
   l->wactive = 1;
   l->epoch = 0;
   /* A clean size record would let readers skip the indexes: say "open". */
@@ -271,7 +347,13 @@ static int lg_truncate(ostio__store *s, int64_t size)
 
 static int lg_sync(ostio__store *s)
 {
-  int rc = of(s)->wactive ? ostio__logw_sync(&of(s)->w) : 0;
+  log_store *l = of(s);
+  int rc = l->wactive ? ostio__logw_sync(&l->w) : 0;
+  if (rc == 0 && l->wactive && l->sdirfd >= 0) { /* staged: the container names the ranges */
+    ostio__drainw st = {0};
+    rc = ostio__stage_drain(l->d, l->w.hostdir, l->w.session, l->w.writer, l->sdirfd, 1, &st,
+                            NULL, NULL);
+  }
   return rc < 0 ? rc : lg_reload(s); /* and see what the others published */
 }
 
@@ -302,6 +384,7 @@ static void order_after_all(log_store *l)
   }
   if (ostio__logw_flush(&l->w) == 0) own_to_map(l);
   ostio__logw_close(&l->w);
+  unstage(l, 0); /* this writer ends: its staged logs go to the container now */
   l->wactive = 0;
   l->epoch = 0;
 }
@@ -314,12 +397,32 @@ static int lg_locked(ostio__store *s)
   return rc;
 }
 
+/* Exit or exec with the container still open: a staged writer ends here
+ * (its logs drained into the container, the stage record and files gone);
+ * the next write, if the process goes on, claims a new writer. */
+static void lg_end(ostio__store *s)
+{
+  log_store *l = of(s);
+  if (!l->wactive || l->sdirfd < 0) return;
+  if (ostio__logw_flush(&l->w) == 0) own_to_map(l);
+  ostio__logw_close(&l->w);
+  unstage(l, 0);
+  l->wactive = 0;
+  l->epoch = 0;
+}
+
 static void lg_forked(ostio__store *s)
 {
   log_store *l = of(s);
   if (!l->wactive) return;
   ostio__logw_close(&l->w);
   l->wactive = 0;
+  if (l->sdirfd >= 0) { /* the parent drains its staged writer */
+    close(l->sdirfd);
+    l->sdirfd = -1;
+    free(l->stage_dir);
+    l->stage_dir = NULL;
+  }
 }
 
 const ostio__store_ops ostio__store_log = {
@@ -330,6 +433,7 @@ const ostio__store_ops ostio__store_log = {
   .open = lg_open,
   .close = lg_close,
   .remove = ostio__log_remove,
+  .end = lg_end,
   .dirfd = lg_dirfd,
   .writable = lg_writable,
   .size = lg_size,
