@@ -87,7 +87,8 @@ static const struct { const char *key, *dflt; } defaults[NKEYS] = {
   {"ostio_strategy", "auto"}, {"ostio_pipeline", "true"}, {"ostio_container", "plain"},
   {"ostio_objects", "0"}, {"ostio_log_writers", "rank"}, {"ostio_mpiio", "automatic"},
   {"ostio_cache", "disable"}, {"ostio_cache_page", "0"}, {"ostio_cache_size", "67108864"},
-  {"ostio_cache_bypass", "0"}, {"ostio_atomic", "false"},
+  {"ostio_cache_bypass", "0"}, {"ostio_atomic", "false"}, {"ostio_stage_dir", ""},
+  {"ostio_stage_bandwidth", "0"}, {"ostio_stage_sync", "close"},
 };
 
 static void test_defaults(void)
@@ -153,6 +154,9 @@ static const struct { const char *key, *value, *canon; } goods[] = {
   {"ostio_layout_source", "auto", "auto"}, {"ostio_layout_source", "lustre", "lustre"},
   {"ostio_layout_source", "emulated", "emulated"}, {"ostio_layout_source", "hints", "hints"},
   {"ostio_layout_source", "LUSTRE", "lustre"},
+  {"ostio_stage_dir", "/local/scratch", "/local/scratch"}, {"ostio_stage_dir", "", ""},
+  {"ostio_stage_bandwidth", "200m", "209715200"}, {"ostio_stage_sync", "drain", "drain"},
+  {"ostio_stage_sync", "close", "close"},
 };
 
 static void test_good_values(void)
@@ -273,6 +277,9 @@ static const struct { const char *key, *value, *also; } bads[] = {
   {"ostio_layout_source", "", "one of auto, lustre, emulated or hints"},
   {"ostio_layout_source", "gpfs", "one of"}, {"ostio_layout_source", "auto ", "one of"},
   {"direct_io", "maybe", "expected true or false"},
+  {"ostio_stage_dir", "local/scratch", "an absolute path"},
+  {"ostio_stage_dir", "/a\nb", "an absolute path"}, {"ostio_stage_sync", "never", "one of"},
+  {"ostio_stage_bandwidth", "fast", "byte count"},
 };
 
 static void test_bad_values(void)
