@@ -87,7 +87,7 @@ static const struct { const char *key, *dflt; } defaults[NKEYS] = {
   {"ostio_strategy", "auto"}, {"ostio_pipeline", "true"}, {"ostio_container", "plain"},
   {"ostio_objects", "0"}, {"ostio_log_writers", "rank"}, {"ostio_mpiio", "automatic"},
   {"ostio_cache", "disable"}, {"ostio_cache_page", "0"}, {"ostio_cache_size", "67108864"},
-  {"ostio_cache_bypass", "0"}, {"ostio_atomic", "false"}, {"ostio_stage_dir", ""},
+  {"ostio_cache_bypass", "0"}, {"ostio_atomic", "false"}, {"ostio_stage_dir", "none"},
   {"ostio_stage_bandwidth", "0"}, {"ostio_stage_sync", "close"},
 };
 
@@ -154,7 +154,8 @@ static const struct { const char *key, *value, *canon; } goods[] = {
   {"ostio_layout_source", "auto", "auto"}, {"ostio_layout_source", "lustre", "lustre"},
   {"ostio_layout_source", "emulated", "emulated"}, {"ostio_layout_source", "hints", "hints"},
   {"ostio_layout_source", "LUSTRE", "lustre"},
-  {"ostio_stage_dir", "/local/scratch", "/local/scratch"}, {"ostio_stage_dir", "", ""},
+  {"ostio_stage_dir", "/local/scratch", "/local/scratch"}, {"ostio_stage_dir", "", "none"},
+  {"ostio_stage_dir", "none", "none"},
   {"ostio_stage_bandwidth", "200m", "209715200"}, {"ostio_stage_sync", "drain", "drain"},
   {"ostio_stage_sync", "close", "close"},
 };

@@ -94,7 +94,7 @@ static int check_stage_dir(const char *key, const char *value);
   SIZE_(ostio_cache_size,            INT64_C(64) << 20, 1, INT64_C(1) << 40)     \
   SIZE_(ostio_cache_bypass,          0, 1, INT64_MAX)                            \
   BOOL_(ostio_atomic,                0)                                          \
-  STR_(ostio_stage_dir,              "", check_stage_dir)                        \
+  STR_(ostio_stage_dir,              "none", check_stage_dir)                    \
   SIZE_(ostio_stage_bandwidth,       0, 1, INT64_MAX)                            \
   ENUM_(ostio_stage_sync,            OSTIO__STAGE_SYNC_CLOSE, stage_sync_words)
 
@@ -310,14 +310,16 @@ static int parse_value(const hint_desc *d, const char *key, const char *value, i
   return ostio__fail(OSTIO_EINVAL, "hint %s: internal table error", key);
 }
 
-/* ostio_stage_dir: "" (no staging) or an absolute path without line
- * breaks (it is written into the container's stage records). */
+/* ostio_stage_dir: "none" (or "", stored as "none": Open MPI's
+ * MPI_Info_set refuses empty values, so the effective hints never hold one)
+ * or an absolute path without line breaks (it is written into the
+ * container's stage records). */
 static int check_stage_dir(const char *key, const char *value)
 {
-  if (!value[0]) return 0;
+  if (!value[0] || !strcmp(value, "none")) return 0;
   if (value[0] != '/' || strpbrk(value, "\n\r"))
     return ostio__fail(OSTIO_EHINT, "hint %s=\"%.*s%s\": an absolute path of a node-local "
-                       "directory (e.g. /local/scratch) is accepted, or \"\" for no staging",
+                       "directory (e.g. /local/scratch) is accepted, or none for no staging",
                        key, QV(value));
   return 0;
 }
@@ -526,8 +528,9 @@ int ostio__hints_set(ostio__hints *h, const char *key, const char *value)
   int64_t v = 0;
   int rc = parse_value(d, key, value, &v);
   if (rc != 0) return rc;
-  if (is_text(d))
-    snprintf((char *)field(h, d), d->cap, "%s", value);
+  if (is_text(d)) /* a string hint's "" is its default: never an empty value */
+    snprintf((char *)field(h, d), d->cap, "%s",
+             value[0] || d->type != H_STRING ? value : d->sdflt);
   else
     store_num(h, d, v);
   for (char *c = field(h, d); d->type == H_NAME && *c; c++) /* the registry's spelling */

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <mpi.h>
 
 typedef enum { OSTIO__TRI_AUTO = 0, OSTIO__TRI_ENABLE, OSTIO__TRI_DISABLE } ostio__tri;
@@ -62,7 +63,8 @@ typedef struct ostio__hints {
   int64_t ostio_cache_size;        /* cache bytes per rank, default 64 MiB    */
   int64_t ostio_cache_bypass;      /* larger requests skip the cache; 0 = 4 pages */
   int     ostio_atomic;            /* MPI atomic mode through the cache       */
-  char    ostio_stage_dir[1024];   /* log containers: node-local stage; "" none */
+  char    ostio_stage_dir[1024];   /* log containers: node-local stage, or "none"
+                                      (ostio__hints_stage_dir)                 */
   int64_t ostio_stage_bandwidth;   /* bytes/s of a node's background drain; 0 any */
   int     ostio_stage_sync;        /* ostio__stage_sync: when a drain is awaited */
   uint64_t given;                  /* bit i: hint i was set explicitly        */
@@ -70,6 +72,13 @@ typedef struct ostio__hints {
   int     unknown_more;            /* unknown keys that did not fit           */
   ostio__hint_unknown unknown[OSTIO__HINTS_NUNKNOWN]; /* in the order seen    */
 } ostio__hints;
+
+/* The node-local stage directory of log containers, or NULL: none. */
+static inline const char *ostio__hints_stage_dir(const ostio__hints *h)
+{
+  const char *d = h->ostio_stage_dir;
+  return d[0] && strcmp(d, "none") ? d : NULL;
+}
 
 /* Fills defaults. */
 void ostio__hints_init(ostio__hints *h);

@@ -169,7 +169,7 @@ int ostio__logstage_open(ostio_file *fh, ostio__logdir *d, uint32_t session, ost
                          int32_t hostdir, ostio__logstage **out)
 {
   *out = NULL;
-  if (!fh->hints.ostio_stage_dir[0]) return 0;
+  if (!ostio__hints_stage_dir(&fh->hints)) return 0;
   ostio__logstage *s = calloc(1, sizeof *s);
   uint64_t *hh = malloc((size_t)fh->nprocs * sizeof *hh);
   int32_t *pairs = NULL;

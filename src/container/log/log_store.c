@@ -210,7 +210,7 @@ static int stage(log_store *l, uint32_t session, int32_t hd, int at)
 {
   ostio__hints h;
   int rc = ostio__hints_resolve_env(l->base.path, &h);
-  if (rc < 0 || !h.ostio_stage_dir[0]) return rc;
+  if (rc < 0 || !ostio__hints_stage_dir(&h)) return rc;
   char dir[OSTIO__STAGE_DIR_MAX];
   if ((rc = ostio__stage_dir_path(h.ostio_stage_dir, l->base.path, session, dir, sizeof dir, 1)) < 0)
     return rc;
