@@ -204,7 +204,8 @@ class StageTest(common.CliTestCase):
         self.assertEqual(len(self.records("c")), 1)
         with open(self.records("c")[0]) as f:
             rec = f.read()
-        self.assertTrue(rec.startswith("ostio stage 1\nhost %s\ndir /" % node), rec)
+        self.assertTrue(rec.startswith("ostio stage 2\nhost %s\ndir /" % node), rec)
+        self.assertRegex(rec.splitlines()[-1], r"^crc32c [0-9a-f]{8}$")
         staged = os.path.getsize(self.staged_data())
         self.assertGreater(staged, 16 * MiB)
         st = self.status("c")

@@ -190,6 +190,10 @@ int ostio__log_load_all(ostio__logdir *d, ostio__logmap *map, ostio__logload *st
 int ostio__log_open_src(ostio__logdir *d, size_t i, const char *what);
 /* hostdir number of this host: FNV-1a(hostname) mod hostdirs. */
 int32_t ostio__log_hostdir_of(const char *host, int32_t hostdirs);
+/* Opens hostdir.HHH of the container (a directory, not a link), made first
+ * when make is set (*made then says whether it is new): its fd, or an error
+ * naming it (OSTIO_ENOENT when it is missing and make is 0). */
+int ostio__log_hostdir_open(const ostio__logdir *d, int32_t h, int make, int *made);
 /* "hostdir.HHH/data.S.W" (or index) into buf. */
 void ostio__log_name(char *buf, size_t cap, int32_t hostdir, const char *what,
                      uint32_t session, uint32_t writer);

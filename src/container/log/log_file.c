@@ -242,7 +242,7 @@ static int log_open(ostio_file *fh, MPI_Info info)
     ostio__logload st = {0};
     if (fh->rank == 0) rc = ostio__log_load_compact(L->d, &e, &n, &cap, &st);
     int *stager = NULL; /* a staged log is loaded on its own node when a rank is there */
-    if (rc == 0) rc = ostio__logstage_loaders(fh, L->d, &stager);
+    if (rc == 0) rc = ostio__logstage_loaders(fh, L->d, L->stage, &stager);
     for (size_t i = 0; rc == 0 && i < L->d->nsrc; i++) {
       const ostio__logsrc *s = &L->d->src[i];
       if (!(s->flags & (OSTIO__LOGSRC_INDEX | OSTIO__LOGSRC_STAGED)) ||

@@ -52,9 +52,11 @@ int ostio__logstage_close(struct ostio_file *fh, ostio__logstage **s);
 void ostio__logstage_identify(const struct ostio_file *fh);
 /* For each staged src of d's listing, the lowest rank of fh's communicator
  * on the node that holds it (-1: none in this job), into *out (malloc'ed);
- * NULL when nothing is staged. Collective (the listing is the same on
+ * NULL when nothing is staged. s: this open's staging (its host hashes are
+ * taken, not gathered again), or NULL. Collective (the listing is the same on
  * every rank). */
-int ostio__logstage_loaders(struct ostio_file *fh, const ostio__logdir *d, int **out);
+int ostio__logstage_loaders(struct ostio_file *fh, const ostio__logdir *d,
+                            const ostio__logstage *s, int **out);
 /* Stops the thread and frees without draining (failed opens, discard). */
 void ostio__logstage_free(ostio__logstage **s);
 

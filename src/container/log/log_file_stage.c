@@ -35,6 +35,7 @@ struct ostio__logstage {
   /* The leader's drain of its node's writers. */
   ostio__logdir *d;
   uint32_t session;
+  uint64_t *hosts;                  /* host hash of every rank (loaders)    */
   int32_t *hostdir;                 /* per writer of the node               */
   uint32_t *writer;
   ostio__drainw *st;
@@ -133,6 +134,7 @@ void ostio__logstage_free(ostio__logstage **sp)
   pthread_mutex_destroy(&s->mu);
   if (s->sdirfd >= 0) close(s->sdirfd);
   if (s->node != MPI_COMM_NULL) MPI_Comm_free(&s->node);
+  free(s->hosts);
   free(s->hostdir);
   free(s->writer);
   free(s->st);
@@ -165,20 +167,27 @@ void ostio__logstage_identify(const ostio_file *fh)
   ostio__stage_set_self(host);
 }
 
+/* Every rank's host hash (ostio__stage_host_hash of its node name) into
+ * *out (malloc'ed); collective, agreed. */
+static int host_hashes(const ostio_file *fh, uint64_t mine, uint64_t **out)
+{
+  uint64_t *hh = malloc((size_t)fh->nprocs * sizeof *hh);
+  int rc = ostio__agree(fh->comm, hh ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory"));
+  if (rc == 0) MPI_Allgather(&mine, 1, MPI_UINT64_T, hh, 1, MPI_UINT64_T, fh->comm);
+  else free(hh);
+  *out = rc == 0 ? hh : NULL;
+  return rc;
+}
+
 int ostio__logstage_open(ostio_file *fh, ostio__logdir *d, uint32_t session, ostio__logw *w,
                          int32_t hostdir, ostio__logstage **out)
 {
   *out = NULL;
   if (!ostio__hints_stage_dir(&fh->hints)) return 0;
   ostio__logstage *s = calloc(1, sizeof *s);
-  uint64_t *hh = malloc((size_t)fh->nprocs * sizeof *hh);
   int32_t *pairs = NULL;
-  int rc = s && hh ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
-  if ((rc = ostio__agree(fh->comm, rc)) < 0) {
-    free(s);
-    free(hh);
-    return rc;
-  }
+  int rc = s ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
   s->sdirfd = -1;
   s->node = MPI_COMM_NULL;
   pthread_mutex_init(&s->mu, NULL);
@@ -186,25 +195,31 @@ int ostio__logstage_open(ostio_file *fh, ostio__logdir *d, uint32_t session, ost
   char base[OSTIO__STAGE_DIR_MAX];
   node_identity(fh, s->host, sizeof s->host, base, sizeof base);
   ostio__stage_set_self(s->host);
-  rc = ostio__stage_dir_path(base, fh->path, session, s->dir, sizeof s->dir, 1);
-  if (rc == 0 && (s->sdirfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-    rc = ostio__fail(ostio__from_errno(errno), "ostio_stage_dir: cannot open %s: %s", s->dir,
-                     strerror(errno));
-  if (rc == 0) rc = ostio__log_node_comm(fh->comm, &s->node);
+  rc = ostio__stage_dir_open(base, fh->path, session, s->dir, sizeof s->dir, &s->sdirfd);
+  int rc2 = ostio__log_node_comm(fh->comm, &s->node); /* collective: on every rank */
+  if (rc == 0) rc = rc2;
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
+  /* The ranks of a node opened one directory: the leader's (a directory
+   * swapped in between two ranks' opens is refused). */
+  struct stat sb;
+  uint64_t id[2] = {0, 0}, lead[2];
+  if (fstat(s->sdirfd, &sb) == 0) {
+    id[0] = (uint64_t)sb.st_dev;
+    id[1] = (uint64_t)sb.st_ino;
+  }
+  memcpy(lead, id, sizeof id);
+  MPI_Bcast(lead, 2, MPI_UINT64_T, 0, s->node);
+  if (memcmp(lead, id, sizeof id))
+    rc = ostio__fail(OSTIO_EACCES, "ostio_stage_dir: %s is not the directory the node's "
+                     "first rank opened (replaced meanwhile): not used", s->dir);
+  uint64_t mine = ostio__stage_host_hash(s->host);
+  if ((rc = ostio__agree(fh->comm, rc)) < 0 || (rc = host_hashes(fh, mine, &s->hosts)) < 0)
+    goto done;
   /* Every writer of this session is staged: readers of this job use the
    * staged logs of their own node, the container's copies for the others. */
-  uint64_t mine = ostio__stage_host_hash(s->host);
-  MPI_Allgather(&mine, 1, MPI_UINT64_T, hh, 1, MPI_UINT64_T, fh->comm);
-  for (int r = 0; r < fh->nprocs && rc == 0; r++) {
-    int i = ostio__log_src_find(d, session, (uint32_t)r);
-    if (i < 0) continue;
-    d->src[i].flags |= OSTIO__LOGSRC_STAGED;
-    d->src[i].stage_host = hh[r];
-    if (d->sfd[i] >= 0) close(d->sfd[i]);
-    d->sfd[i] = hh[r] == mine ? dup(s->sdirfd) : -1;
-    if (hh[r] == mine && d->sfd[i] < 0) rc = ostio__fail(OSTIO_EIO, "dup: %s", strerror(errno));
-  }
+  for (int r = 0; r < fh->nprocs && rc == 0; r++)
+    rc = ostio__stage_mark(d, ostio__log_src_find(d, session, (uint32_t)r), s->hosts[r],
+                           s->hosts[r] == mine ? s->sdirfd : -1);
   /* The claim made writer 0's logs in the container (empty: the drain's
    * targets); its writes go to the stage like everyone's. */
   if (rc == 0 && w->dfd >= 0) {
@@ -236,6 +251,7 @@ int ostio__logstage_open(ostio_file *fh, ostio__logdir *d, uint32_t session, ost
     for (int k = 0; k < nn; k++) {
       s->writer[k] = (uint32_t)pairs[2 * k];
       s->hostdir[k] = pairs[2 * k + 1];
+      s->st[k].dir = s->dir;
     }
     if (pthread_create(&s->th, NULL, drain_thread, s) != 0)
       rc = ostio__fail(OSTIO_ENOMEM, "cannot start the drain thread: %s", strerror(errno));
@@ -244,7 +260,6 @@ int ostio__logstage_open(ostio_file *fh, ostio__logdir *d, uint32_t session, ost
   rc = ostio__agree(fh->comm, rc);
 done:
   free(pairs);
-  free(hh);
   if (rc < 0) ostio__logstage_free(out);
   return rc;
 }
@@ -305,27 +320,29 @@ int ostio__logstage_close(ostio_file *fh, ostio__logstage **sp)
 /* For each staged src of the listing, the lowest rank on the node that
  * holds it (-1: none in this job); *out NULL when nothing is staged.
  * Collective (the listing is the same on every rank). */
-int ostio__logstage_loaders(ostio_file *fh, const ostio__logdir *d, int **out)
+int ostio__logstage_loaders(ostio_file *fh, const ostio__logdir *d, const ostio__logstage *s,
+                            int **out)
 {
   size_t nst = 0;
   *out = NULL;
   for (size_t i = 0; i < d->nsrc; i++) nst += (d->src[i].flags & OSTIO__LOGSRC_STAGED) != 0;
   if (nst == 0) return 0;
   ostio__logstage_identify(fh);
-  uint64_t mine = ostio__stage_host_hash(ostio__stage_self());
-  uint64_t *hh = malloc((size_t)fh->nprocs * sizeof *hh);
+  /* A staging open gathered the host hashes already (ostio__logstage_open). */
+  uint64_t *hh = NULL;
   int *who = malloc((d->nsrc + 1) * sizeof *who);
-  int rc = hh && who ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
-  if ((rc = ostio__agree(fh->comm, rc)) == 0) {
-    MPI_Allgather(&mine, 1, MPI_UINT64_T, hh, 1, MPI_UINT64_T, fh->comm);
-    for (size_t i = 0; i < d->nsrc; i++) {
-      who[i] = -1;
-      for (int r = 0; (d->src[i].flags & OSTIO__LOGSRC_STAGED) && r < fh->nprocs; r++)
-        if (d->src[i].stage_host && hh[r] == d->src[i].stage_host) {
-          who[i] = r;
-          break;
-        }
-    }
+  int rc = ostio__agree(fh->comm, who ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory"));
+  if (rc == 0 && !s) rc = host_hashes(fh, ostio__stage_host_hash(ostio__stage_self()), &hh);
+  const uint64_t *hosts = s ? s->hosts : hh;
+  for (size_t i = 0; rc == 0 && i < d->nsrc; i++) {
+    who[i] = -1;
+    for (int r = 0; (d->src[i].flags & OSTIO__LOGSRC_STAGED) && r < fh->nprocs; r++)
+      if (d->src[i].stage_host && hosts[r] == d->src[i].stage_host) {
+        who[i] = r;
+        break;
+      }
+  }
+  if (rc == 0) {
     *out = who;
     who = NULL;
   }

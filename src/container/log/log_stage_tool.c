@@ -154,25 +154,19 @@ static double mib_s(const drain_run *r)
   return dt > 0 ? (double)r->copied / dt / (1 << 20) : 0.0;
 }
 
-/* Drains and finishes src i (staged on this node, its directory dir). */
-static int drain_one(ostio__logdir *d, size_t i, const char *dir, drain_run *r)
+/* Drains and finishes src i (staged on this node, its record r). */
+static int drain_one(ostio__logdir *d, size_t i, const ostio__stagerec *rec, drain_run *r)
 {
   const ostio__logsrc *s = &d->src[i];
-  int sfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (sfd < 0)
-    return ostio__fail(ostio__from_errno(errno), "%s: cannot open the stage directory %s of "
-                       "writer %" PRIu32 " of session %" PRIu32 ": %s", d->path, dir,
-                       s->writer, s->session, strerror(errno));
+  int sfd = -1, rc = ostio__stage_rec_open(rec, &sfd);
+  if (rc < 0) return rc;
   ostio__drainw st = {0};
-  int rc;
-  while ((rc = ostio__stage_drain(d, s->hostdir, s->session, s->writer, sfd, 0, &st, &r->t,
-                                  &r->copied)) == 1) {
+  while ((rc = ostio__stage_drain_finish(d, s->hostdir, s->session, s->writer, sfd, rec->dir,
+                                         &st, &r->t, &r->copied)) == 1) {
     if (r->o->tick) *r->o->tick = 0;
     if (r->o->progress) r->o->progress(r->o->arg, r->path, r->copied, ostio__now() - r->t0);
   }
-  if (rc == 0) rc = ostio__stage_finish(d, s->hostdir, s->session, s->writer, sfd);
   close(sfd);
-  if (rc == 0) rmdir(dir); /* the last writer's: empty now (others keep it) */
   return rc;
 }
 
@@ -205,7 +199,7 @@ int ostio__log_hook_stage_drain(const char *path, ostio__stage_opts *o)
   if (rc < 0) return rc;
   drain_run r = {.path = path, .o = o, .t0 = ostio__now()};
   ostio__throttle_init(&r.t, o->bandwidth, o->tick);
-  int drained = 0, left = 0;
+  int drained = 0, left = 0, refused = 0;
   char others[1024] = "";
   size_t olen = 0;
   for (size_t i = 0; rc == 0 && i < d->nsrc; i++) {
@@ -213,9 +207,16 @@ int ostio__log_hook_stage_drain(const char *path, ostio__stage_opts *o)
     ostio__stageview v;
     if (!(s->flags & OSTIO__LOGSRC_STAGED)) continue;
     if ((rc = ostio__stage_view(d, i, &v)) < 0) break;
-    if (v.rec_ok && v.here && v.reachable) {
+    if (v.refused) {
+      /* A record naming a directory that is not this writer's: nothing is
+       * read or removed there; the other writers are drained, then the
+       * refusal is the outcome. */
+      fprintf(stderr, "ostio stage drain: %s\n", v.problem);
+      if (!refused) refused = v.rec_err;
+      left++;
+    } else if (v.rec_ok && v.here && v.reachable) {
       int64_t before = r.copied;
-      if ((rc = drain_one(d, i, v.rec.dir, &r)) == 0) {
+      if ((rc = drain_one(d, i, &v.rec, &r)) == 0) {
         drained++;
         fprintf(f, "%s: drained writer %" PRIu32 " of session %" PRIu32 " (host %s): %" PRId64
                 " bytes copied\n", path, s->writer, s->session, v.rec.host, r.copied - before);
@@ -224,9 +225,9 @@ int ostio__log_hook_stage_drain(const char *path, ostio__stage_opts *o)
       left++;
       if (v.rec_ok && v.here)
         fprintf(f, "%s: writer %" PRIu32 " of session %" PRIu32 " is staged on this node, but "
-                "its stage directory %s is gone: nothing to drain; `ostio container check %s` "
-                "names what is lost, `ostio container recover %s` gives it up\n", path,
-                s->writer, s->session, v.rec.dir, path, path);
+                "its stage directory %s is gone or lost its staged logs: nothing to drain; "
+                "`ostio container check %s` names what is lost, `ostio container recover %s` "
+                "gives it up\n", path, s->writer, s->session, v.rec.dir, path, path);
       else if (olen < sizeof others)
         olen += (size_t)snprintf(others + olen, sizeof others - olen, "%s%s (writer %" PRIu32
                                  " of session %" PRIu32 ")", olen ? ", " : "",
@@ -246,5 +247,10 @@ int ostio__log_hook_stage_drain(const char *path, ostio__stage_opts *o)
   if (olen)
     fprintf(f, "%s: staged on other nodes, not drained here: %s%s; run `ostio stage drain %s` "
             "there\n", path, others, olen >= sizeof others ? "..." : "", path);
+  if (refused)
+    return ostio__fail(refused, "%s: %d writer%s not drained: %s stage record%s refused "
+                       "(above); nothing was read or removed in the director%s it names",
+                       path, left, left == 1 ? "" : "s", left == 1 ? "its" : "a",
+                       left == 1 ? " was" : "s were", left == 1 ? "y" : "ies");
   return left;
 }

@@ -150,15 +150,11 @@ static int lg_open(const char *path, ostio__store **out)
 static void unstage(log_store *l, int removing)
 {
   if (l->sdirfd < 0) return;
-  int rc = 0;
-  if (!removing) {
-    ostio__drainw st = {0};
-    rc = ostio__stage_drain(l->d, l->w.hostdir, l->w.session, l->w.writer, l->sdirfd, 0, &st,
-                            NULL, NULL);
-    if (rc == 0)
-      rc = ostio__stage_unrecord(l->d, l->w.hostdir, l->w.session, l->w.writer);
-  }
-  if (rc == 0 && ostio__stage_discard(l->d->path, l->w.session, l->w.writer, l->sdirfd) == 0)
+  ostio__drainw st = {0};
+  if (!removing)
+    ostio__stage_drain_finish(l->d, l->w.hostdir, l->w.session, l->w.writer, l->sdirfd,
+                              l->stage_dir, &st, NULL, NULL);
+  else if (ostio__stage_discard(l->d->path, l->w.session, l->w.writer, l->sdirfd) == 0)
     rmdir(l->stage_dir); /* the last writer of the session's: empty now */
   ostio__clear_error();
   close(l->sdirfd);
@@ -212,24 +208,20 @@ static int stage(log_store *l, uint32_t session, int32_t hd, int at)
   int rc = ostio__hints_resolve_env(l->base.path, &h);
   if (rc < 0 || !ostio__hints_stage_dir(&h)) return rc;
   char dir[OSTIO__STAGE_DIR_MAX];
-  if ((rc = ostio__stage_dir_path(h.ostio_stage_dir, l->base.path, session, dir, sizeof dir, 1)) < 0)
+  int fd = -1;
+  if ((rc = ostio__stage_dir_open(h.ostio_stage_dir, l->base.path, session, dir, sizeof dir,
+                                  &fd)) < 0)
     return rc;
-  if (!(l->stage_dir = strdup(dir))) return ostio__fail(OSTIO_ENOMEM, "out of memory");
-  if ((l->sdirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-    free(l->stage_dir);
-    l->stage_dir = NULL;
-    return ostio__fail(ostio__from_errno(errno), "ostio_stage_dir: cannot open %s: %s", dir,
-                       strerror(errno));
+  if (!(l->stage_dir = strdup(dir))) {
+    close(fd);
+    return ostio__fail(OSTIO_ENOMEM, "out of memory");
   }
+  l->sdirfd = fd;
   uint32_t writer = l->w.writer;
   ostio__logw_close(&l->w);
   ostio__logw_init(&l->w, l->d, session, writer, hd);
   ostio__logw_stage(&l->w, l->sdirfd, l->stage_dir, ostio__stage_self());
-  l->d->src[at].flags |= OSTIO__LOGSRC_STAGED;
-  l->d->src[at].stage_host = ostio__stage_host_hash(ostio__stage_self());
-  if (l->d->sfd[at] >= 0) close(l->d->sfd[at]);
-  l->d->sfd[at] = dup(l->sdirfd);
-  return 0;
+  return ostio__stage_mark(l->d, at, ostio__stage_host_hash(ostio__stage_self()), l->sdirfd);
 }
 
 /* This process's writer: session = the largest on disk + 1 (a later process

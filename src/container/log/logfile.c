@@ -168,11 +168,32 @@ int ostio__log_src_add(ostio__logdir *d, uint32_t session, uint32_t writer, int3
 
 /* ---- scan ------------------------------------------------------------------------------ */
 
-static int open_hostdir(const ostio__logdir *d, int32_t h)
+int ostio__log_hostdir_open(const ostio__logdir *d, int32_t h, int make, int *made)
 {
   char name[32];
   snprintf(name, sizeof name, "hostdir.%03d", (int)h);
-  return openat(d->dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (make && mkdirat(d->dirfd, name, 0777) == 0) *made = 1;
+  else if (make && errno != EEXIST)
+    return ostio__fail(ostio__from_errno(errno), "%s/%s: cannot make the hostdir: %s",
+                       d->path, name, strerror(errno));
+  int fd = openat(d->dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) return fd;
+  int e = errno;
+  int rc = ostio__fail(e == ENOENT ? OSTIO_ENOENT : ostio__from_errno(e), "%s/%s: cannot open "
+                       "the hostdir (a directory, not a link): %s", d->path, name, strerror(e));
+  errno = e;
+  return rc;
+}
+
+/* The hostdir for reading: its fd, or -1 with errno (no message). */
+static int open_hostdir(const ostio__logdir *d, int32_t h)
+{
+  int made = 0, fd = ostio__log_hostdir_open(d, h, 0, &made);
+  if (fd >= 0) return fd;
+  int e = errno;
+  ostio__clear_error();
+  errno = e;
+  return -1;
 }
 
 /* Opens hostdir.HHH/NAME (NAME from the grammar) as a regular file. */

@@ -19,7 +19,8 @@
 #include "core/fdio.h"
 
 #define CHUNK ((int64_t)4 << 20)           /* bytes per copy step */
-#define REC_MAGIC "ostio stage 1\n"
+#define REC_MAGIC "ostio stage 2\n"
+#define REC_MAGIC_V1 "ostio stage 1\n"       /* the previous release's, no CRC */
 
 /* ---- this node ------------------------------------------------------------------ */
 
@@ -57,6 +58,16 @@ static int bad_text(const char *s)
   return 0;
 }
 
+/* "ostio.HASH.S": the last part of the stage directory of session S of the
+ * container at ctr_path (HASH of its absolute path). */
+static void stage_leaf(const char *ctr_path, uint32_t session, char *out, size_t cap)
+{
+  char abs[PATH_MAX];
+  if (!realpath(ctr_path, abs)) snprintf(abs, sizeof abs, "%s", ctr_path);
+  snprintf(out, cap, "ostio.%016" PRIx64 ".%" PRIu32, ostio__fnv1a64(abs, strlen(abs)),
+           session);
+}
+
 int ostio__stage_rec_write(const char *ctr, int hfd, uint32_t session, uint32_t writer,
                            const ostio__stagerec *r)
 {
@@ -66,6 +77,8 @@ int ostio__stage_rec_write(const char *ctr, int hfd, uint32_t session, uint32_t 
     return ostio__fail(OSTIO_EINVAL, "%s: stage directory %s on host %s: an absolute path "
                        "and a host name without line breaks are accepted", ctr, r->dir, r->host);
   int n = snprintf(text, sizeof text, REC_MAGIC "host %s\ndir %s\n", r->host, r->dir);
+  n += snprintf(text + n, sizeof text - (size_t)n, "crc32c %08" PRIx32 "\n",
+                ostio__crc32c(text, (size_t)n));
   int fd = openat(hfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0)
     return ostio__fail(errno == EEXIST ? OSTIO_EEXIST : ostio__from_errno(errno),
@@ -78,16 +91,51 @@ int ostio__stage_rec_write(const char *ctr, int hfd, uint32_t session, uint32_t 
   return 0;
 }
 
+/* The line at *p that starts with key; its value (without the newline) into
+ * out; *p moves past it. 0 or -1 (missing, too long, no newline). */
+static int take_line(const char **p, const char *key, char *out, size_t cap)
+{
+  size_t k = strlen(key);
+  const char *e = strncmp(*p, key, k) ? NULL : strchr(*p + k, '\n');
+  if (!e || (size_t)(e - (*p + k)) >= cap) return -1;
+  memcpy(out, *p + k, (size_t)(e - (*p + k)));
+  out[e - (*p + k)] = 0;
+  *p = e + 1;
+  return 0;
+}
+
+/* Parses a record's text: version 2 (the lines and their CRC-32C) or the
+ * previous release's version 1 (no CRC; its directory is validated like
+ * any other). */
+static int rec_parse(const char *text, size_t len, ostio__stagerec *r)
+{
+  const char *p = text;
+  char crc[16];
+  int v2 = !strncmp(p, REC_MAGIC, strlen(REC_MAGIC));
+  if (!v2 && strncmp(p, REC_MAGIC_V1, strlen(REC_MAGIC_V1))) return -1;
+  p += strlen(v2 ? REC_MAGIC : REC_MAGIC_V1);
+  if (take_line(&p, "host ", r->host, sizeof r->host) < 0 ||
+      take_line(&p, "dir ", r->dir, sizeof r->dir) < 0 || r->dir[0] != '/' || !r->host[0])
+    return -1;
+  if (!v2) return (size_t)(p - text) == len ? 0 : -1;
+  size_t body = (size_t)(p - text);
+  char want[16];
+  snprintf(want, sizeof want, "%08" PRIx32, ostio__crc32c(text, body));
+  if (take_line(&p, "crc32c ", crc, sizeof crc) < 0 || (size_t)(p - text) != len) return -1;
+  return strcmp(crc, want) ? -2 : 0;
+}
+
 int ostio__stage_rec_read(ostio__logdir *d, size_t i, ostio__stagerec *r)
 {
   const ostio__logsrc *s = &d->src[i];
-  char hd[32], name[64], text[sizeof *r + 64];
+  char hd[32], name[64], text[sizeof *r + 64], leaf[64];
   snprintf(hd, sizeof hd, "hostdir.%03d", (int)s->hostdir);
   ostio__stage_rec_name(name, sizeof name, s->session, s->writer);
   memset(r, 0, sizeof *r);
-  int hfd = openat(d->dirfd, hd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int made = 0, hfd = ostio__log_hostdir_open(d, s->hostdir, 0, &made);
+  ostio__clear_error();
   int fd = hfd >= 0 ? openat(hfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) : -1;
-  int e = errno;
+  int e = hfd >= 0 ? errno : ENOENT;
   if (hfd >= 0) close(hfd);
   if (fd < 0)
     return ostio__fail(e == ENOENT ? OSTIO_ENOENT : ostio__from_errno(e),
@@ -97,20 +145,60 @@ int ostio__stage_rec_read(ostio__logdir *d, size_t i, ostio__stagerec *r)
   e = ostio__pread_full(fd, text, sizeof text - 1, 0, &got);
   close(fd);
   text[got] = 0;
-  const char *h = strstr(text, "\nhost "), *p = strstr(text, "\ndir ");
-  const char *he = h ? strchr(h + 6, '\n') : NULL, *pe = p ? strchr(p + 5, '\n') : NULL;
-  if (e || strncmp(text, REC_MAGIC, strlen(REC_MAGIC)) || !he || !pe ||
-      he - (h + 6) >= (ptrdiff_t)sizeof r->host || pe - (p + 5) >= (ptrdiff_t)sizeof r->dir ||
-      p[5] != '/')
-    return ostio__fail(OSTIO_EFORMAT, "%s/%s/%s: damaged stage record (expected \"ostio stage "
-                       "1\", \"host NAME\", \"dir /PATH\" lines): where the writer's staged "
-                       "logs are is unknown", d->path, hd, name);
-  memcpy(r->host, h + 6, (size_t)(he - (h + 6)));
-  memcpy(r->dir, p + 5, (size_t)(pe - (p + 5)));
+  int bad = e || strlen(text) != got ? -1 : rec_parse(text, got, r);
+  if (bad)
+    return ostio__fail(OSTIO_EFORMAT, "%s/%s/%s: damaged stage record (%s; expected the "
+                       "lines \"ostio stage 2\", \"host NAME\", \"dir /PATH\", \"crc32c "
+                       "HEX\"): where the writer's staged logs are is unknown", d->path, hd,
+                       name, bad == -2 ? "its CRC-32C does not match its lines" : "unreadable "
+                       "or not in the format");
+  /* The directory must be the one ostio derives for this container and
+   * session: a record naming anything else (another container's hostdir)
+   * would have the drain copy from it and remove its files. */
+  stage_leaf(d->path, s->session, leaf, sizeof leaf);
+  const char *last = strrchr(r->dir, '/');
+  if (strcmp(last + 1, leaf) || last == r->dir)
+    return ostio__fail(OSTIO_EACCES, "%s/%s/%s: the stage record names the directory %s; "
+                       "for this container and session ostio stages in DIR/%s only: refused, "
+                       "nothing read or removed there (a container moved since the job: move "
+                       "it back to drain; a record written by hand: remove it after "
+                       "checking, or `ostio container recover` gives the writer up)",
+                       d->path, hd, name, r->dir, leaf);
   return 0;
 }
 
 /* ---- stage directories ------------------------------------------------------------ */
+
+/* Checks the directory open on fd (named path): a directory of this user
+ * (mode_too: that no one else may write in). */
+static int dir_ours(int fd, const char *path, const char *what, int mode_too)
+{
+  struct stat st;
+  if (fstat(fd, &st) < 0)
+    return ostio__fail(ostio__from_errno(errno), "%s %s: fstat: %s", what, path,
+                       strerror(errno));
+  if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (mode_too && (st.st_mode & 022)))
+    return ostio__fail(OSTIO_EACCES, "%s %s is owned by uid %lu with mode %03o; a directory "
+                       "of this user (uid %lu) that no one else can write is accepted: not "
+                       "used (remove it if it is not yours)", what, path,
+                       (unsigned long)st.st_uid, (unsigned)(st.st_mode & 0777),
+                       (unsigned long)geteuid());
+  return 0;
+}
+
+/* open(path) of a directory, not following a link at its last part. */
+static int open_dir_nofollow(const char *path, const char *what, int *fd)
+{
+  *fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (*fd >= 0) return 0;
+  int e = errno;
+  if (e == ELOOP || e == ENOTDIR)
+    return ostio__fail(OSTIO_EACCES, "%s %s is a symbolic link or not a directory: not "
+                       "followed (a link planted at a predictable name would send the logs "
+                       "elsewhere); remove it", what, path);
+  return ostio__fail(e == ENOENT ? OSTIO_ENOENT : ostio__from_errno(e), "%s %s: cannot "
+                     "open: %s", what, path, strerror(e));
+}
 
 static int mkdirs(char *path)
 {
@@ -121,26 +209,46 @@ static int mkdirs(char *path)
     *s = '/';
     if (r < 0 && errno != EEXIST) return -1;
   }
-  return mkdir(path, 0777) < 0 && errno != EEXIST ? -1 : 0;
+  return 0;
 }
 
-int ostio__stage_dir_path(const char *base, const char *ctr_path, uint32_t session,
-                          char *out, size_t cap, int make)
+int ostio__stage_dir_open(const char *base, const char *ctr_path, uint32_t session,
+                          char *out, size_t cap, int *fd)
 {
-  char abs[PATH_MAX];
+  char leaf[64];
+  *fd = -1;
   if (!base || base[0] != '/')
     return ostio__fail(OSTIO_EHINT, "ostio_stage_dir=%s: an absolute directory path on a "
                        "node-local file system is accepted", base ? base : "");
-  if (!realpath(ctr_path, abs)) snprintf(abs, sizeof abs, "%s", ctr_path);
-  uint64_t h = ostio__fnv1a64(abs, strlen(abs));
-  int n = snprintf(out, cap, "%s/ostio.%016" PRIx64 ".%" PRIu32, base, h, session);
+  stage_leaf(ctr_path, session, leaf, sizeof leaf);
+  int n = snprintf(out, cap, "%s/%s", base, leaf);
   if (n < 0 || (size_t)n >= cap || bad_text(out))
     return ostio__fail(OSTIO_EHINT, "ostio_stage_dir=%s: too long (at most %zu bytes with "
                        "the container's part) or has a line break", base, cap - 40);
-  if (make && mkdirs(out) < 0)
+  /* The parents as they are (a shared /local/scratch); the job's own
+   * directory 0700, and a link or someone else's directory at its
+   * predictable name is refused, never followed. Ranks of one node (and
+   * processes of one session) share it: EEXIST is normal. */
+  if (mkdirs(out) < 0 || (mkdir(out, 0700) < 0 && errno != EEXIST))
     return ostio__fail(ostio__from_errno(errno), "ostio_stage_dir: cannot make %s: %s; give a "
                        "writable node-local directory", out, strerror(errno));
-  return 0;
+  int rc = open_dir_nofollow(out, "ostio_stage_dir: the stage directory", fd);
+  if (rc == 0) rc = dir_ours(*fd, out, "ostio_stage_dir: the stage directory", 1);
+  if (rc < 0 && *fd >= 0) {
+    close(*fd);
+    *fd = -1;
+  }
+  return rc;
+}
+
+int ostio__stage_rec_open(const ostio__stagerec *r, int *fd)
+{
+  int rc = open_dir_nofollow(r->dir, "the stage directory", fd);
+  if (rc == 0 && (rc = dir_ours(*fd, r->dir, "the stage directory", 0)) < 0) {
+    close(*fd);
+    *fd = -1;
+  }
+  return rc;
 }
 
 int ostio__stage_local_fd(ostio__logdir *d, size_t i)
@@ -148,14 +256,28 @@ int ostio__stage_local_fd(ostio__logdir *d, size_t i)
   if (i >= d->nsrc || !(d->src[i].flags & OSTIO__LOGSRC_STAGED)) return -1;
   if (d->sfd[i] != -2) return d->sfd[i];
   ostio__stagerec r;
+  int fd = -1;
   d->sfd[i] = -1;
   if (d->src[i].stage_host && d->src[i].stage_host != ostio__stage_host_hash(ostio__stage_self()))
     return -1;
-  if (ostio__stage_rec_read(d, i, &r) == 0 && !strcmp(r.host, ostio__stage_self()))
-    d->sfd[i] = open(r.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (d->sfd[i] < 0) d->sfd[i] = -1;
+  if (ostio__stage_rec_read(d, i, &r) == 0 && !strcmp(r.host, ostio__stage_self()) &&
+      ostio__stage_rec_open(&r, &fd) == 0)
+    d->sfd[i] = fd;
   ostio__clear_error();
   return d->sfd[i];
+}
+
+int ostio__stage_mark(ostio__logdir *d, int i, uint64_t host, int sdirfd)
+{
+  if (i < 0 || (size_t)i >= d->nsrc) return 0;
+  d->src[i].flags |= OSTIO__LOGSRC_STAGED;
+  d->src[i].stage_host = host;
+  if (d->sfd[i] >= 0) close(d->sfd[i]);
+  d->sfd[i] = sdirfd >= 0 ? dup(sdirfd) : -1;
+  if (sdirfd >= 0 && d->sfd[i] < 0)
+    return ostio__fail(ostio__from_errno(errno), "%s: dup of the stage directory: %s", d->path,
+                       strerror(errno));
+  return 0;
 }
 
 /* ---- throttle ------------------------------------------------------------------------- */
@@ -192,17 +314,6 @@ static int dfail(const ostio__logdir *d, const char *name, const char *what, int
   return ostio__fail(ostio__from_errno(e), "%s/%s: %s: %s", d->path, name, what, strerror(e));
 }
 
-/* Opens (making) hostdir HHH of the container; *made when it is new. */
-static int open_hostdir(const ostio__logdir *d, int32_t hostdir, int *made)
-{
-  char hd[32];
-  snprintf(hd, sizeof hd, "hostdir.%03d", (int)hostdir);
-  if (mkdirat(d->dirfd, hd, 0777) == 0) *made = 1;
-  else if (errno != EEXIST) return dfail(d, hd, "cannot make the hostdir", errno);
-  int hfd = openat(d->dirfd, hd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  return hfd >= 0 ? hfd : dfail(d, hd, "cannot open the hostdir", errno);
-}
-
 /* The container's copy of a log, made when missing (*made then). */
 static int open_copy(const ostio__logdir *d, int hfd, const char *name, int *made)
 {
@@ -235,9 +346,9 @@ static int copy_range(const ostio__logdir *d, const char *name, int src, int dst
     int e = ostio__pread_full(src, buf, (size_t)n, at, &got);
     if (e) return dfail(d, name, "cannot read the staged log", e);
     if ((int64_t)got < n)
-      return ostio__fail(OSTIO_EFORMAT, "%s: the staged %s ends at %lld bytes, its index "
-                         "points to %lld: the stage directory was damaged", d->path, name,
-                         (long long)(at + (int64_t)got), (long long)to);
+      return ostio__fail(OSTIO_ESTAGED, "%s: the staged %s ends at %lld bytes, its index "
+                         "points to %lld: the stage directory was damaged; the stage record "
+                         "stays", d->path, name, (long long)(at + (int64_t)got), (long long)to);
     if ((e = ostio__pwrite_full(dst, buf, (size_t)n, at)))
       return dfail(d, name, "cannot write the drained copy", e);
     at += n;
@@ -274,45 +385,85 @@ static int scan_index(const ostio__logdir *d, int sifd, ostio__drainw *st, char 
   return 0;
 }
 
+/* A staged writer whose staged logs are missing or shorter than what the
+ * container already holds: its stage directory was removed or altered under
+ * it. The drain fails (the stage record stays: the writer's bytes that are
+ * not drained are unreachable, and reading them is an error). */
+static int lost(const ostio__logdir *d, uint32_t session, uint32_t writer, const char *sdir,
+                const char *what)
+{
+  return ostio__fail(OSTIO_ESTAGED, "%s: writer %" PRIu32 " of session %" PRIu32 " is staged "
+                     "in %s, but %s (the stage directory was removed or altered while the "
+                     "writer was staged): the bytes not drained are unreachable; the stage "
+                     "record stays, `ostio container check` names what is lost, `ostio "
+                     "container recover` gives it up", d->path, writer, session,
+                     sdir ? sdir : "its stage directory", what);
+}
+
 int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer,
                        int sdirfd, int index_only, ostio__drainw *st, ostio__throttle *t,
                        int64_t *copied)
 {
-  char iname[64], dname[64];
+  char iname[64], dname[64], rname[64], what[160];
   snprintf(iname, sizeof iname, "index.%" PRIu32 ".%" PRIu32, session, writer);
   snprintf(dname, sizeof dname, "data.%" PRIu32 ".%" PRIu32, session, writer);
-  int sifd = openat(sdirfd, iname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (sifd < 0) return errno == ENOENT ? 0 : dfail(d, iname, "cannot open the staged index", errno);
+  ostio__stage_rec_name(rname, sizeof rname, session, writer);
   int sdfd = -1, hfd = -1, pifd = -1, pdfd = -1, made = 0, hmade = 0, rc = 0;
+  int sifd = openat(sdirfd, iname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (sifd < 0 && errno != ENOENT) return dfail(d, iname, "cannot open the staged index", errno);
+  if (sifd < 0) {
+    /* No staged index: a writer that never wrote (no record either), or
+     * one whose stage directory went (its record says it was made: the
+     * writer makes its staged logs before its record). */
+    struct stat rs;
+    hfd = ostio__log_hostdir_open(d, hostdir, 0, &made);
+    ostio__clear_error();
+    rc = hfd >= 0 && fstatat(hfd, rname, &rs, AT_SYMLINK_NOFOLLOW) == 0
+           ? lost(d, session, writer, st->dir, "its staged index is missing") : 0;
+    if (hfd >= 0) close(hfd);
+    return rc;
+  }
   char *buf = malloc((size_t)CHUNK);
   if (!buf) rc = ostio__fail(OSTIO_ENOMEM, "out of memory for the drain's buffer");
   if (rc == 0) rc = scan_index(d, sifd, st, buf);
-  if (rc == 0 && (rc = hfd = open_hostdir(d, hostdir, &hmade)) >= 0) rc = 0;
+  if (rc == 0 && (rc = hfd = ostio__log_hostdir_open(d, hostdir, 1, &hmade)) >= 0) rc = 0;
   if (rc == 0 && (rc = pifd = open_copy(d, hfd, iname, &made)) >= 0) rc = 0;
   /* The index first: the container then names every range staged so far,
    * also while its bytes are still on their way (a lost node's ranges are
    * known). A partial last record from a killed drain is rewritten. */
   if (rc == 0) {
     int64_t have = fsize(pifd) / OSTIO__LOGREC_SIZE * OSTIO__LOGREC_SIZE;
-    if (have < st->idx_scanned)
+    int64_t staged = fsize(sifd) / OSTIO__LOGREC_SIZE * OSTIO__LOGREC_SIZE;
+    if (staged < have) {
+      snprintf(what, sizeof what, "its staged index holds %lld bytes, the container's copy "
+               "%lld", (long long)staged, (long long)have);
+      rc = lost(d, session, writer, st->dir, what);
+    }
+    if (rc == 0 && have < st->idx_scanned)
       rc = copy_range(d, iname, sifd, pifd, have, st->idx_scanned, buf, NULL, NULL, NULL);
     if (rc == 0 && fdatasync(pifd) < 0) rc = dfail(d, iname, "fdatasync", errno);
   }
   if (rc == 0 && !index_only) {
-    if ((sdfd = openat(sdirfd, dname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-      rc = errno == ENOENT && st->maxpend == 0 ? 0 : dfail(d, dname, "cannot open the staged data", errno);
+    if ((sdfd = openat(sdirfd, dname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 && errno != ENOENT)
+      rc = dfail(d, dname, "cannot open the staged data", errno);
     if (rc == 0 && (rc = pdfd = open_copy(d, hfd, dname, &made)) >= 0) rc = 0;
+    int64_t end = sdfd >= 0 ? fsize(sdfd) : 0, have = rc == 0 ? fsize(pdfd) : 0;
+    if (rc == 0 && (end < have || (sdfd < 0 && st->maxpend > 0))) {
+      snprintf(what, sizeof what, sdfd < 0 ? "its staged data log is missing" : "its staged "
+               "data log holds %lld bytes, the container's copy %lld", (long long)end,
+               (long long)have);
+      rc = lost(d, session, writer, st->dir, what);
+    }
     if (rc == 0 && st->drained == 0) {
       /* Resuming (a new process): the container's tail may be a killed
        * drain's partial write; copy its last chunk again. */
-      int64_t have = fsize(pdfd) / CHUNK * CHUNK - CHUNK;
-      st->drained = have > 0 ? have : 0;
+      int64_t from = have / CHUNK * CHUNK - CHUNK;
+      st->drained = from > 0 ? from : 0;
     }
     /* Up to the staged log's size, indexed or not: a data log is append-only
      * and the bytes below its size are written (the size grows after the
      * bytes), so a checkpoint of write_at calls drains before any record
      * reaches the index (records come at flush points). */
-    int64_t end = sdfd >= 0 ? fsize(sdfd) : 0;
     if (end < st->maxpend) end = st->maxpend; /* short: copy_range names the damage */
     if (rc == 0 && st->drained < end && sdfd >= 0)
       rc = copy_range(d, dname, sdfd, pdfd, st->drained, end, buf, t, copied, &st->drained);
@@ -327,17 +478,10 @@ int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint
   return rc;
 }
 
-int ostio__stage_finish(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer,
-                        int sdirfd)
-{
-  int rc = ostio__stage_unrecord(d, hostdir, session, writer);
-  return rc < 0 ? rc : ostio__stage_discard(d->path, session, writer, sdirfd);
-}
-
 int ostio__stage_unrecord(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer)
 {
   char name[64];
-  int made = 0, rc = 0, hfd = open_hostdir(d, hostdir, &made);
+  int made = 0, rc = 0, hfd = ostio__log_hostdir_open(d, hostdir, 1, &made);
   if (hfd < 0) return hfd;
   ostio__stage_rec_name(name, sizeof name, session, writer);
   if (unlinkat(hfd, name, 0) < 0 && errno != ENOENT) rc = dfail(d, name, "cannot remove", errno);
@@ -359,6 +503,18 @@ int ostio__stage_discard(const char *ctr, uint32_t session, uint32_t writer, int
   return 0;
 }
 
+int ostio__stage_drain_finish(ostio__logdir *d, int32_t hostdir, uint32_t session,
+                              uint32_t writer, int sdirfd, const char *sdir, ostio__drainw *st,
+                              ostio__throttle *t, int64_t *copied)
+{
+  st->dir = sdir;
+  int rc = ostio__stage_drain(d, hostdir, session, writer, sdirfd, 0, st, t, copied);
+  if (rc == 0) rc = ostio__stage_unrecord(d, hostdir, session, writer);
+  if (rc == 0) rc = ostio__stage_discard(d->path, session, writer, sdirfd);
+  if (rc == 0 && sdir) rmdir(sdir); /* the last writer's: empty now (others keep it) */
+  return rc;
+}
+
 int ostio__stage_drain_local(ostio__logdir *d, ostio__throttle *t, int64_t *copied,
                              int *drained, int *elsewhere)
 {
@@ -376,11 +532,16 @@ int ostio__stage_drain_local(ostio__logdir *d, ostio__throttle *t, int64_t *copi
     ostio__drainw st = {0};
     ostio__stagerec r;
     if ((rc = ostio__stage_rec_read(d, i, &r)) < 0) break;
-    rc = ostio__stage_drain(d, s->hostdir, s->session, s->writer, sfd, 0, &st, t, copied);
+    rc = ostio__stage_drain_finish(d, s->hostdir, s->session, s->writer, sfd, r.dir, &st, t,
+                                   copied);
     if (rc == 1) return 1;
-    if (rc == 0) rc = ostio__stage_finish(d, s->hostdir, s->session, s->writer, sfd);
+    if (rc == OSTIO_ESTAGED) { /* its staged logs are lost: as if elsewhere (recover) */
+      ostio__clear_error();
+      if (elsewhere) ++*elsewhere;
+      rc = 0;
+      continue;
+    }
     if (rc == 0 && drained) ++*drained;
-    if (rc == 0) rmdir(r.dir); /* the last writer's: empty now (others keep it) */
   }
   return rc;
 }

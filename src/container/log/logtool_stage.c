@@ -118,34 +118,38 @@ static int read_index_copy(ostio__logdir *d, size_t i, int hfd, ostio__stageview
 int ostio__stage_view(ostio__logdir *d, size_t i, ostio__stageview *v)
 {
   const ostio__logsrc *s = &d->src[i];
-  char hd[32], name[64];
+  char name[64];
   memset(v, 0, sizeof *v);
   v->staged_data = v->staged_index = -1;
-  if (ostio__stage_rec_read(d, i, &v->rec) == 0) {
+  int rc = ostio__stage_rec_read(d, i, &v->rec), sfd = -1;
+  if (rc == 0) {
     v->rec_ok = 1;
     v->here = !strcmp(v->rec.host, ostio__stage_self());
-    int sfd = open(v->rec.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (sfd >= 0) {
-      v->reachable = 1;
-      snprintf(name, sizeof name, "data.%" PRIu32 ".%" PRIu32, s->session, s->writer);
-      v->staged_data = size_at(sfd, name);
-      snprintf(name, sizeof name, "index.%" PRIu32 ".%" PRIu32, s->session, s->writer);
-      v->staged_index = size_at(sfd, name);
-      close(sfd);
-    }
-  } else {
+    rc = ostio__stage_rec_open(&v->rec, &sfd);
+  }
+  if (rc == 0) {
+    snprintf(name, sizeof name, "data.%" PRIu32 ".%" PRIu32, s->session, s->writer);
+    v->staged_data = size_at(sfd, name);
+    snprintf(name, sizeof name, "index.%" PRIu32 ".%" PRIu32, s->session, s->writer);
+    v->staged_index = size_at(sfd, name);
+    v->reachable = v->staged_index >= 0; /* a record means its staged logs were made */
+    close(sfd);
+  } else if (rc == OSTIO_EACCES || !v->rec_ok) {
+    v->refused = rc == OSTIO_EACCES;
+    v->rec_err = rc;
+    if (v->refused) v->rec_ok = 0;
     snprintf(v->problem, sizeof v->problem, "%s", ostio_last_error());
   }
   ostio__clear_error();
-  snprintf(hd, sizeof hd, "hostdir.%03d", (int)s->hostdir);
-  int hfd = openat(d->dirfd, hd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int made = 0, hfd = ostio__log_hostdir_open(d, s->hostdir, 0, &made);
+  ostio__clear_error();
   snprintf(name, sizeof name, "data.%" PRIu32 ".%" PRIu32, s->session, s->writer);
   v->drained_data = size_at(hfd, name);
   snprintf(name, sizeof name, "index.%" PRIu32 ".%" PRIu32, s->session, s->writer);
   v->drained_index = size_at(hfd, name);
   if (v->drained_data < 0) v->drained_data = 0;
   if (v->drained_index < 0) v->drained_index = 0;
-  int rc = read_index_copy(d, i, hfd, v);
+  rc = read_index_copy(d, i, hfd, v);
   if (hfd >= 0) close(hfd);
   if (rc < 0) ostio__stage_view_free(v);
   return rc;
@@ -182,7 +186,11 @@ int ostio__log_check_stage(ostio__logdir *d, ostio__ctr_report report, void *arg
       continue;
     }
     int64_t drained = v.drained_data < v.indexed ? v.drained_data : v.indexed;
-    if (!v.rec_ok)
+    if (v.refused)
+      n += ostio__ctr_say(report, arg, "%s; writer %" PRIu32 " of session %" PRIu32 " is "
+                          "staged, %" PRId64 " of %" PRId64 " indexed data bytes drained",
+                          v.problem, s->writer, s->session, drained, v.indexed);
+    else if (!v.rec_ok)
       n += ostio__ctr_say(report, arg, "%s; writer %" PRIu32 " of session %" PRIu32 " is "
                           "staged, %" PRId64 " of %" PRId64 " indexed data bytes drained; if "
                           "its node is lost, `ostio container recover %s` gives up the rest",
@@ -194,8 +202,8 @@ int ostio__log_check_stage(ostio__logdir *d, ostio__ctr_report report, void *arg
                           s->writer, s->session, v.rec.host, v.rec.dir, drained, v.indexed,
                           d->path, v.rec.host,
                           v.reachable ? "" : " (its stage directory cannot be reached from "
-                          "here; if that node is lost, `ostio container recover` gives up "
-                          "what is not drained)");
+                          "here, or lost its staged logs; if so, `ostio container recover` "
+                          "gives up what is not drained)");
     for (size_t k = 0; k < v.nlost && k < MAX_SAID; k++) {
       char t[160];
       ostio__stage_range_text(&v.lost[k], t, sizeof t);
@@ -243,21 +251,14 @@ static void ranges_text(const ostio__stageview *v, char *buf, size_t cap)
 static int drop_record(ostio__logdir *d, size_t i)
 {
   const ostio__logsrc *s = &d->src[i];
-  char hd[32], name[64];
-  snprintf(hd, sizeof hd, "hostdir.%03d", (int)s->hostdir);
-  ostio__stage_rec_name(name, sizeof name, s->session, s->writer);
-  int hfd = openat(d->dirfd, hd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc = 0;
-  if (hfd < 0 || unlinkat(hfd, name, 0) < 0 || fsync(hfd) < 0)
-    rc = ostio__fail(ostio__from_errno(errno), "%s/%s/%s: cannot remove the stage record: %s",
-                     d->path, hd, name, strerror(errno));
-  if (hfd >= 0) close(hfd);
-  return rc;
+  return ostio__stage_unrecord(d, s->hostdir, s->session, s->writer);
 }
 
 int ostio__log_recover_stage(const char *path, ostio__ctr_report report, void *arg)
 {
   ostio__logdir *d = NULL;
-  int n = 0, rc = open_scanned(path, &d), drained = 0, elsewhere = 0;
+  int n = 0, rc = open_scanned(path, &d), drained = 0, elsewhere = 0, refused = 0;
+  char why[1536] = "";
   int64_t copied = 0;
   for (size_t i = 0; rc == 0 && i < d->nsrc; i++)
     elsewhere += (d->src[i].flags & OSTIO__LOGSRC_STAGED) != 0;
@@ -275,6 +276,16 @@ int ostio__log_recover_stage(const char *path, ostio__ctr_report report, void *a
     if (!(s->flags & OSTIO__LOGSRC_STAGED)) continue;
     ostio__stageview v;
     if ((rc = ostio__stage_view(d, i, &v)) < 0) break;
+    if (v.refused) {
+      /* Not given up: the bytes may be drainable (a moved container), and
+       * nothing is read or removed where the record points. */
+      if (!refused) {
+        refused = v.rec_err;
+        snprintf(why, sizeof why, "%s", v.problem);
+      }
+      ostio__stage_view_free(&v);
+      continue;
+    }
     if (v.rec_ok && v.reachable) {
       /* Staged on a node that may be alive: its drain belongs there. */
       (void)ostio__ctr_say(report, arg, "%s: left writer %" PRIu32 " of session %" PRIu32
@@ -302,6 +313,8 @@ int ostio__log_recover_stage(const char *path, ostio__ctr_report report, void *a
     ostio__stage_view_free(&v);
   }
   ostio__log_close(&d);
+  if (rc == 0 && refused)
+    rc = ostio__fail(refused, "%s; that writer is left staged, recover refused", why);
   return rc < 0 ? rc : n;
 }
 

@@ -22,9 +22,14 @@ typedef struct ostio__stagerange {
 typedef struct ostio__stageview {
   int rec_ok;              /* the stage record reads (else problem says why)   */
   ostio__stagerec rec;     /* its host and stage directory                     */
-  char problem[640];
+  char problem[1536];
+  int refused;             /* the record's directory is not this writer's (not
+                            * DIR/ostio.HASH.S, a link, someone else's):
+                            * problem says why, rec_err is the error code     */
+  int rec_err;
   int here;                /* the record's host is this node (ostio__stage_self) */
-  int reachable;           /* the stage directory opens from here             */
+  int reachable;           /* the stage directory opens from here and holds the
+                            * writer's staged index                           */
   int64_t staged_data, staged_index;   /* in the stage directory; -1: unknown   */
   int64_t drained_data, drained_index; /* the container's copies (0: none yet)  */
   int64_t indexed;         /* largest data end the container's index names     */

@@ -42,23 +42,16 @@ static int wfail(const ostio__logw *w, const char *what, const char *name, int e
 
 int ostio__logw_create(ostio__logw *w)
 {
-  char hd[32], name[64];
+  char name[64];
   if (w->dfd >= 0) return 0;
-  snprintf(hd, sizeof hd, "hostdir.%03d", (int)w->hostdir);
-  if (mkdirat(w->d->dirfd, hd, 0777) == 0) w->dir_dirty |= 2;
-  else if (errno != EEXIST) return wfail(w, "cannot make the hostdir", hd, errno);
-  w->hfd = openat(w->d->dirfd, hd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (w->hfd < 0) return wfail(w, "cannot open the hostdir (a directory, not a link)", hd, errno);
-  /* Staged: the record first, so the container knows where the logs are
-   * before they hold a byte (log_stage.h). */
-  if (w->sdirfd >= 0) {
-    ostio__stagerec r;
-    snprintf(r.host, sizeof r.host, "%s", w->stage_host);
-    snprintf(r.dir, sizeof r.dir, "%s", w->stage_dir);
-    int rc = ostio__stage_rec_write(w->d->path, w->hfd, w->session, w->writer, &r);
-    if (rc < 0) return rc;
-    w->dir_dirty |= 4;
+  int made = 0;
+  w->hfd = ostio__log_hostdir_open(w->d, w->hostdir, 1, &made);
+  if (w->hfd < 0) {
+    int rc = w->hfd;
+    w->hfd = -1;
+    return rc;
   }
+  if (made) w->dir_dirty |= 2;
   const char *kinds[2] = {"data", "index"};
   int *fds[2] = {&w->dfd, &w->ifd};
   for (int k = 0; k < 2; k++) {
@@ -71,8 +64,25 @@ int ostio__logw_create(ostio__logw *w)
         return ostio__fail(OSTIO_EEXIST, "%s/%s exists: another job writes this container "
                            "with the same session number; one writing job at a time",
                            w->d->path, name);
-      return wfail(w, "cannot create", name, e);
+      return wfail(w, w->sdirfd >= 0 ? "cannot create in the stage directory" :
+                   "cannot create", name, e);
     }
+  }
+  /* Staged: the record after the (empty) staged logs and before their first
+   * byte, so the container knows where the logs are before they hold one,
+   * and a record always means its staged logs were made (a drain that
+   * finds them missing knows they were lost; log_stage.h). */
+  if (w->sdirfd >= 0) {
+    ostio__stagerec r;
+    snprintf(r.host, sizeof r.host, "%s", w->stage_host);
+    snprintf(r.dir, sizeof r.dir, "%s", w->stage_dir);
+    int rc = ostio__stage_rec_write(w->d->path, w->hfd, w->session, w->writer, &r);
+    for (int k = 0; rc < 0 && k < 2; k++) { /* no record: the staged logs go again */
+      ostio__log_name(name, sizeof name, w->hostdir, kinds[k], w->session, w->writer);
+      unlinkat(w->sdirfd, strchr(name, '/') + 1, 0);
+    }
+    if (rc < 0) return rc;
+    w->dir_dirty |= 4;
   }
   w->dir_dirty |= 1;
   return 0;
