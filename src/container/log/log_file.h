@@ -44,6 +44,11 @@ int ostio__logstage_open(struct ostio_file *fh, ostio__logdir *d, uint32_t sessi
 /* After every rank synced its logs: the node's new index records reach the
  * container, and with ostio_stage_sync=drain every staged byte. */
 int ostio__logstage_sync(struct ostio_file *fh, ostio__logstage *s);
+/* Before this rank closes its logs (not collective): when its staged index
+ * is gone (the stage directory removed under the job), its records are
+ * copied from the open log into the container's index copy, so the
+ * container names what the failed drain lost (ostio__stage_rescue_index). */
+int ostio__logstage_seal(ostio__logstage *s);
 /* After every rank closed its logs: the complete drain, then the stage
  * records and files go; frees *s. */
 int ostio__logstage_close(struct ostio_file *fh, ostio__logstage **s);

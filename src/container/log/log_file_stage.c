@@ -30,6 +30,7 @@ struct ostio__logstage {
   char dir[OSTIO__STAGE_DIR_MAX];   /* this node's stage directory          */
   char host[OSTIO__STAGE_HOST_MAX]; /* this node's name in stage records    */
   int sdirfd;
+  ostio__logw *w;                   /* this rank's writer (the handle's)    */
   MPI_Comm node;
   int leader;
   /* The leader's drain of its node's writers. */
@@ -227,6 +228,7 @@ int ostio__logstage_open(ostio_file *fh, ostio__logdir *d, uint32_t session, ost
     ostio__logw_init(w, d, session, w->writer, hostdir);
   }
   ostio__logw_stage(w, s->sdirfd, s->dir, s->host);
+  s->w = w;
   int nn = 0, me = 0;
   MPI_Comm_size(s->node, &nn);
   MPI_Comm_rank(s->node, &me);
@@ -281,12 +283,20 @@ static int leader_pass(ostio_file *fh, ostio__logstage *s, int index_only)
   return rc;
 }
 
+int ostio__logstage_seal(ostio__logstage *s)
+{
+  if (!s || !s->w || s->w->ifd < 0) return 0;
+  return ostio__stage_rescue_index(s->d, s->w->hostdir, s->session, s->w->writer, s->sdirfd,
+                                   s->w->ifd);
+}
+
 int ostio__logstage_sync(ostio_file *fh, ostio__logstage *s)
 {
   if (!s) return 0;
+  int rc = ostio__logstage_seal(s); /* a staged index gone: the container still names it */
   MPI_Barrier(s->node); /* every rank's records are in its staged index */
-  int rc = leader_pass(fh, s, fh->hints.ostio_stage_sync != OSTIO__STAGE_SYNC_DRAIN);
-  return ostio__agree(fh->comm, rc);
+  int rc2 = leader_pass(fh, s, fh->hints.ostio_stage_sync != OSTIO__STAGE_SYNC_DRAIN);
+  return ostio__agree(fh->comm, rc2 < 0 ? rc2 : rc);
 }
 
 int ostio__logstage_close(ostio_file *fh, ostio__logstage **sp)

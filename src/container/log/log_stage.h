@@ -96,6 +96,14 @@ typedef struct ostio__drainw {
 int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer,
                        int sdirfd, int index_only, ostio__drainw *st, ostio__throttle *t,
                        int64_t *copied);
+/* A writer whose staged index is gone from sdirfd (its stage directory
+ * removed under the job) while the writer still has it open on ifd: its
+ * valid records are copied from ifd into the container's index copy, so
+ * the container names every range the writer wrote and reading the bytes
+ * it lacks fails (OSTIO_ESTAGED) instead of showing the file without those
+ * writes. 0 also when nothing is missing (the drain's business). */
+int ostio__stage_rescue_index(ostio__logdir *d, int32_t hostdir, uint32_t session,
+                              uint32_t writer, int sdirfd, int ifd);
 /* After a complete drain of a closed writer: the container's copies are
  * durable, the stage record goes (fsync'ed), then the staged logs (a
  * reader on the node falls back to the container's copies, complete now).

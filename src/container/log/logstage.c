@@ -478,6 +478,34 @@ int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint
   return rc;
 }
 
+int ostio__stage_rescue_index(ostio__logdir *d, int32_t hostdir, uint32_t session,
+                               uint32_t writer, int sdirfd, int ifd)
+{
+  char iname[64];
+  struct stat sb;
+  snprintf(iname, sizeof iname, "index.%" PRIu32 ".%" PRIu32, session, writer);
+  if (ifd < 0 || fstatat(sdirfd, iname, &sb, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+    return 0; /* there (or not knowably gone): the drain copies it */
+  ostio__drainw st = {0};
+  int made = 0, hmade = 0, pifd = -1, rc = 0, hfd = ostio__log_hostdir_open(d, hostdir, 1, &hmade);
+  char *buf = malloc((size_t)CHUNK);
+  if (hfd < 0) rc = hfd;
+  else if (!buf) rc = ostio__fail(OSTIO_ENOMEM, "out of memory for the index's rescue");
+  if (rc == 0) rc = scan_index(d, ifd, &st, buf);
+  if (rc == 0 && (rc = pifd = open_copy(d, hfd, iname, &made)) >= 0) rc = 0;
+  if (rc == 0) {
+    int64_t have = fsize(pifd) / OSTIO__LOGREC_SIZE * OSTIO__LOGREC_SIZE;
+    if (have < st.idx_scanned)
+      rc = copy_range(d, iname, ifd, pifd, have, st.idx_scanned, buf, NULL, NULL, NULL);
+    if (rc == 0 && fdatasync(pifd) < 0) rc = dfail(d, iname, "fdatasync", errno);
+    if (rc == 0 && made && fsync(hfd) < 0) rc = dfail(d, "hostdir", "fsync", errno);
+  }
+  if (pifd >= 0) close(pifd);
+  if (hfd >= 0) close(hfd);
+  free(buf);
+  return rc;
+}
+
 int ostio__stage_unrecord(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer)
 {
   char name[64];

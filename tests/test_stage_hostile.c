@@ -1,0 +1,251 @@
+/* Node-local staging when the node's stage directory is taken away or
+ * planted (issue 27). Run with 2 ranks, also as two simulated nodes
+ * (OSTIO_TEST_RANKS_PER_NODE=1: each rank its own stage directory
+ * DIR/node.K):
+ *   - the stage directory removed under a running job (`rm -rf STAGE/...`):
+ *     the next ostio_sync and the close fail on every rank with
+ *     OSTIO_ESTAGED, the stage records stay, the container names every
+ *     range written (also after the last good sync), and a new reader gets
+ *     OSTIO_ESTAGED for each of them, never zeros or other bytes;
+ *   - a symbolic link planted at the job's stage directory (a predictable
+ *     name): the open fails on every rank, nothing is written to the link's
+ *     target, no stage record is made and the container reads as before;
+ *     the same for a planted directory that others can write. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "colltest.h"
+#include "container/log/log.h"
+#include "logmodel.h"
+
+static int rank, nprocs, rpn;
+
+#define CH (64 * 1024)
+#define NCH 40     /* chunks per rank */
+#define SYNC_EVERY 4
+#define GONE_AFTER 12 /* chunks written and synced before the removal */
+
+/* Counts files under dir (recursively) whose name starts with prefix. */
+static int count_files(const char *dir, const char *prefix)
+{
+  DIR *d = opendir(dir);
+  int n = 0;
+  if (!d) return 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char p[1200];
+    struct stat st;
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    if (lstat(p, &st) < 0) continue;
+    if (S_ISDIR(st.st_mode)) n += count_files(p, prefix);
+    else if (!strncmp(e->d_name, prefix, strlen(prefix))) n++;
+  }
+  closedir(d);
+  return n;
+}
+
+/* rm -rf of what is inside dir (dir stays). */
+static void empty_dir(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char p[1200];
+    struct stat st;
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    if (lstat(p, &st) < 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      empty_dir(p);
+      rmdir(p);
+    } else {
+      unlink(p);
+    }
+  }
+  closedir(d);
+}
+
+static int64_t chunk_off(int r, int i) { return ((int64_t)r * NCH + i) * CH; }
+
+/* Issue 27 item 2: `rm -rf STAGE/...` while the job writes. */
+static void test_vanish(const char *dir)
+{
+  char path[700], stage[700], spec[1200];
+  snprintf(path, sizeof path, "%s/v.log", dir);
+  snprintf(stage, sizeof stage, "%s/stage-v", dir);
+  /* The background drain held back (1 KiB/s): the bytes stay staged. */
+  snprintf(spec, sizeof spec, "ostio_stage_dir=%s ostio_stage_bandwidth=1k", stage);
+  ostio_file *fh = NULL;
+  int rc = lm_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, spec, &fh);
+  CHECKF(rc == 0, "vanish: open: %s", ostio_last_error());
+  if (!fh) return;
+  uint8_t *buf = ct_xmalloc(CH);
+  int sync_fail = 0, first_fail = -1;
+  for (int i = 0; i < NCH; i++) {
+    if (i == GONE_AFTER) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (rank == 0) empty_dir(stage); /* every node's stage directory */
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+    ct_data(chunk_off(rank, i), CH, rank, 3, buf);
+    (void)ostio_write_at(fh, chunk_off(rank, i), buf, CH); /* to the unlinked log: OK */
+    if (i % SYNC_EVERY == SYNC_EVERY - 1) {
+      rc = ostio_sync(fh);
+      if (i < GONE_AFTER) CHECKF(rc == 0, "vanish: sync before the removal: %s",
+                                 ostio_last_error());
+      else if (rc < 0 && !sync_fail++) {
+        first_fail = i;
+        CHECKF(rc == OSTIO_ESTAGED && strstr(ostio_last_error(), "missing"),
+               "vanish: sync after the removal: %d %s", rc, ostio_last_error());
+      }
+    }
+  }
+  /* The first sync after the removal fails, on every rank (agreed). */
+  CHECKF(first_fail == GONE_AFTER + SYNC_EVERY - 1, "vanish: first failed sync after chunk "
+         "%d (expected %d)", first_fail, GONE_AFTER + SYNC_EVERY - 1);
+  rc = ostio_close(&fh);
+  CHECKF(rc == OSTIO_ESTAGED && strstr(ostio_last_error(), "stage record stays"),
+         "vanish: close: %d %s", rc, ostio_last_error());
+  if (fh) ostio_close(&fh);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    int nrec = count_files(path, "stage.");
+    CHECKF(nrec == nprocs, "vanish: %d stage records after the failed close, %d writers",
+           nrec, nprocs);
+  }
+  /* A new reader: every chunk written is named by the container (the synced
+   * ones by the syncs, the rest by the ranks' own open index logs at the
+   * failed sync and close), none was drained: each read fails with
+   * OSTIO_ESTAGED, never zeros or other bytes. */
+  CHECK(lm_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, NULL, &fh) == 0);
+  if (fh && rank == 0) {
+    uint8_t *got = ct_xmalloc(CH);
+    int lost = 0;
+    int64_t size = 0;
+    CHECK(ostio_get_size(fh, &size) == 0);
+    CHECKF(size == chunk_off(nprocs - 1, NCH), "vanish: size %lld, %lld written",
+           (long long)size, (long long)chunk_off(nprocs - 1, NCH));
+    for (int r = 0; r < nprocs; r++)
+      for (int i = 0; i < NCH; i++) {
+        memset(got, 0xee, CH);
+        ct_data(chunk_off(r, i), CH, r, 3, buf);
+        rc = ostio_read_at(fh, chunk_off(r, i), got, CH);
+        if (rc == OSTIO_ESTAGED && strstr(ostio_last_error(), "staged")) {
+          lost++;
+          continue;
+        }
+        CHECKF(rc == 0 && !memcmp(got, buf, CH), "vanish: rank %d chunk %d: %d %s%s", r, i,
+               rc, ostio_last_error(), rc == 0 ? "(other bytes than written)" : "");
+      }
+    CHECKF(lost == nprocs * NCH, "vanish: %d chunks fail with OSTIO_ESTAGED, expected %d "
+           "(every chunk: none was drained)", lost, nprocs * NCH);
+    free(got);
+  }
+  if (fh) CHECK(ostio_close(&fh) == 0);
+  free(buf);
+}
+
+/* The job's stage directory name: BASE/ostio.HASH.S (logstage.c). */
+static void stage_name(const char *base, const char *path, uint32_t session, char *out,
+                       size_t cap)
+{
+  char abs[PATH_MAX];
+  if (!realpath(path, abs)) snprintf(abs, sizeof abs, "%s", path);
+  snprintf(out, cap, "%s/ostio.%016llx.%u", base,
+           (unsigned long long)ostio__fnv1a64(abs, strlen(abs)), (unsigned)session);
+}
+
+/* Issue 27 item 4: a link (or an open directory) planted at the name. */
+static void test_planted(const char *dir, int as_dir)
+{
+  char path[700], stage[700], target[700], spec[1200], tag[16];
+  snprintf(tag, sizeof tag, "%s", as_dir ? "dir" : "link");
+  snprintf(path, sizeof path, "%s/p%s.log", dir, tag);
+  snprintf(stage, sizeof stage, "%s/stage-p%s", dir, tag);
+  snprintf(target, sizeof target, "%s/target-%s", dir, tag);
+  /* Session 1 unstaged: the bytes that must read back afterwards. */
+  ostio_file *fh = NULL;
+  uint8_t *buf = ct_xmalloc(CH), *got = ct_xmalloc(CH);
+  CHECK(lm_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, NULL,
+                &fh) == 0);
+  if (!fh) return;
+  ct_data(chunk_off(rank, 0), CH, rank, 5, buf);
+  CHECK(ostio_write_at(fh, chunk_off(rank, 0), buf, CH) == 0);
+  CHECK(ostio_close(&fh) == 0);
+  /* The next job's session is 2: plant at every node's name for it. */
+  if (rank == 0) {
+    mkdir(stage, 0700);
+    mkdir(target, 0700);
+    for (int k = 0; k < (rpn > 0 ? (nprocs + rpn - 1) / rpn : 1); k++) {
+      char base[800], name[1000];
+      if (rpn > 0) snprintf(base, sizeof base, "%s/node.%d", stage, k);
+      else snprintf(base, sizeof base, "%s", stage);
+      mkdir(base, 0700);
+      stage_name(base, path, 2, name, sizeof name);
+      if (as_dir) {
+        CHECK(mkdir(name, 0700) == 0 && chmod(name, 0777) == 0);
+      } else {
+        CHECKF(symlink(target, name) == 0, "symlink %s: %s", name, strerror(errno));
+      }
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  snprintf(spec, sizeof spec, "ostio_stage_dir=%s", stage);
+  int rc = lm_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, spec, &fh);
+  CHECKF(rc == OSTIO_EACCES && strstr(ostio_last_error(), as_dir ? "mode 777" :
+                                      "symbolic link"),
+         "planted %s: open: %d %s", tag, rc, ostio_last_error());
+  if (fh) { /* the unfixed library: write and close to show where it goes */
+    ct_data(chunk_off(rank, 1), CH, rank, 6, buf);
+    ostio_write_at(fh, chunk_off(rank, 1), buf, CH);
+    ostio_close(&fh);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    CHECKF(count_files(target, "") == 0, "planted %s: files written to the link's target", tag);
+    CHECKF(count_files(path, "stage.") == 0, "planted %s: stage records in the container",
+           tag);
+  }
+  /* The container as before: session 1's bytes, no more. */
+  CHECK(lm_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, NULL, &fh) == 0);
+  if (fh) {
+    int64_t size = -1;
+    CHECK(ostio_get_size(fh, &size) == 0 && size == chunk_off(nprocs - 1, 0) + CH);
+    for (int r = 0; r < nprocs; r++) {
+      ct_data(chunk_off(r, 0), CH, r, 5, buf);
+      CHECK(ostio_read_at(fh, chunk_off(r, 0), got, CH) == 0 && !memcmp(got, buf, CH));
+    }
+    CHECK(ostio_close(&fh) == 0);
+  }
+  free(buf);
+  free(got);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  lm_init(&rank, &nprocs);
+  const char *knob = getenv("OSTIO_TEST_RANKS_PER_NODE");
+  rpn = knob ? atoi(knob) : 0;
+  char dir[512];
+  if (ct_tmpdir(MPI_COMM_WORLD, dir, sizeof dir, "stagehostile") < 0)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  test_vanish(dir);
+  test_planted(dir, 0);
+  test_planted(dir, 1);
+  if (rank == 0)
+    printf("hostile staging: %d ranks, %s\n", nprocs,
+           rpn > 0 ? "simulated nodes (OSTIO_TEST_RANKS_PER_NODE)" : "one node");
+  ct_rmtree(MPI_COMM_WORLD, dir);
+  int status = tu_done_mpi(MPI_COMM_WORLD, "", __FILE__);
+  MPI_Finalize();
+  return status;
+}
