@@ -206,6 +206,11 @@ static void test_planted(const char *dir, int as_dir)
   if (fh) { /* the unfixed library: write and close to show where it goes */
     ct_data(chunk_off(rank, 1), CH, rank, 6, buf);
     ostio_write_at(fh, chunk_off(rank, 1), buf, CH);
+    ostio_sync(fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+      CHECKF(count_files(target, "") == 0, "planted %s: the job's logs are in the link's "
+             "target %s", tag, target);
     ostio_close(&fh);
   }
   MPI_Barrier(MPI_COMM_WORLD);

@@ -60,6 +60,35 @@ def overwrite_range(rank, mib):
     return base + total // 3 + 1000, total // 4 + 123
 
 
+def crc32c(data):
+    """CRC-32C (Castagnoli) as logrec.c computes it."""
+    crc = 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xffffffff
+
+
+def record_text(host, d, version=2):
+    """A stage record as ostio writes it (version 1: the previous release's)."""
+    body = "ostio stage %d\nhost %s\ndir %s\n" % (version, host, d)
+    if version == 1:
+        return body
+    return body + "crc32c %08x\n" % crc32c(body.encode())
+
+
+def tree_bytes(top):
+    """{relative path: bytes} of every file under top."""
+    out = {}
+    for root, _, files in os.walk(top):
+        for n in files:
+            full = os.path.join(root, n)
+            with open(full, "rb") as f:
+                out[os.path.relpath(full, top)] = f.read()
+    return out
+
+
 def expected(mib, ranks=1):
     """The logical file stage_writer writes."""
     data = bytearray(pattern(0, ranks * mib * MiB, 1))
@@ -415,6 +444,87 @@ class StageTest(common.CliTestCase):
         self.assertIn("gave up writer 0 of session 1 staged by a damaged stage record", r.stdout)
         self.assertEqual(self.records("c"), [])
         self.assertEqual(self.check("c").returncode, 0)
+
+
+    # -- hostile stage records (issue 27) ------------------------------------------
+
+    def staged_dir(self, path):
+        with open(self.records(path)[0]) as f:
+            return [l[4:] for l in f.read().splitlines() if l.startswith("dir ")][0]
+
+    def test_record_names_another_container(self):
+        """A record (with a valid CRC) pointing at another log container's
+        hostdir: drain and recover refuse, the other container's bytes stay."""
+        ref = self.reference(4)  # "ref": an unstaged log container, the victim
+        victim = tree_bytes(self.p("ref"))
+        self.writer("c", 4, "exit")
+        node = HOST + "#node0"
+        staged = tree_bytes(self.p("ssd"))
+        for version, args in ((1, ["stage", "drain", "--host", node, "c"]),
+                              (2, ["stage", "drain", "--host", node, "c"]),
+                              (1, ["container", "recover", "c"]),
+                              (2, ["container", "recover", "c"])):
+            with open(self.records("c")[0], "w") as f:
+                f.write(record_text(node, self.p("ref", "hostdir.000"), version))
+            r = self.run_ostio(*args, timeout=30)
+            self.assertNotEqual(r.returncode, 0, "%s: exit 0\n%s%s" % (args, r.stdout, r.stderr))
+            self.assertIn("names the directory %s" % self.p("ref", "hostdir.000"), r.stderr)
+            self.assertIn("refused", r.stderr)
+            self.assertEqual(tree_bytes(self.p("ref")), victim, "%s changed the victim" % args)
+            self.assertEqual(len(self.records("c")), 1, "%s removed the record" % args)
+            self.assertEqual(tree_bytes(self.p("ssd")), staged, "%s touched the stage" % args)
+        self.assertEqual(self.flatten("ref", "ref2.out"), ref)
+        w = self.status("c", "--host", node)["writers"][0]
+        self.assertIn("refused", w["record_error"])
+        r = self.check("c")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("refused", r.stderr)
+        # The true record back (written by hand, version 1 as the previous
+        # release wrote it): the drain accepts it and the bytes are the job's.
+        with open(self.records("c")[0], "w") as f:
+            f.write(record_text(node, self.staged_dir_path(), version=1))
+        self.ok("stage", "drain", "--host", node, "c", timeout=30)
+        self.assert_drained_clean("c")
+        self.assertEqual(self.flatten("c", "c.out"), ref)
+
+    def staged_dir_path(self):
+        return glob.glob(self.p("ssd", "node.0", "ostio.*.1"))[0]
+
+    def test_record_bad_crc(self):
+        self.writer("c", 4, "exit")
+        node = HOST + "#node0"
+        staged = tree_bytes(self.p("ssd"))
+        rec = self.records("c")[0]
+        with open(rec) as f:
+            text = f.read()
+        with open(rec, "w") as f:  # another host, the old CRC
+            f.write(text.replace("host " + node, "host " + node[:-1] + "9"))
+        w = self.status("c", "--host", node)["writers"][0]
+        self.assertIn("CRC-32C does not match", w["record_error"])
+        r = self.run_ostio("stage", "drain", "--host", node, "c", timeout=30)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(tree_bytes(self.p("ssd")), staged)
+        self.assertEqual(len(self.records("c")), 1)
+        r = self.check("c")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("damaged stage record", r.stderr)
+
+    def test_record_dir_is_symlink(self):
+        """The record's directory replaced by a link to a directory holding
+        the same files: not followed (drain and recover refuse)."""
+        self.writer("c", 4, "exit")
+        node = HOST + "#node0"
+        sdir = self.staged_dir_path()
+        moved = self.p("elsewhere")
+        os.rename(sdir, moved)
+        os.symlink(moved, sdir)
+        before = tree_bytes(moved)
+        for args in (["stage", "drain", "--host", node, "c"], ["container", "recover", "c"]):
+            r = self.run_ostio(*args, timeout=30)
+            self.assertNotEqual(r.returncode, 0, "%s: exit 0\n%s%s" % (args, r.stdout, r.stderr))
+            self.assertIn("symbolic link", r.stderr)
+            self.assertEqual(tree_bytes(moved), before, "%s touched the link's target" % args)
+            self.assertEqual(len(self.records("c")), 1)
 
 
 def _take_writer():
