@@ -527,6 +527,35 @@ class StageTest(common.CliTestCase):
             self.assertEqual(len(self.records("c")), 1)
 
 
+    # -- a link planted at the preload's stage directory (issue 27) ------------------
+
+    def test_preload_planted_link(self):
+        lib = os.path.join(os.path.dirname(common.OSTIO), "libostio-preload.so")
+        if not os.path.exists(lib):
+            self.skipTest("no libostio-preload.so beside the CLI")
+        os.mkdir(self.p("pre"))
+        os.mkdir(self.p("ssd"))
+        os.mkdir(self.p("target"))
+        ctr = os.path.join(self.p("pre"), "c")
+        self.ok("container", "create", ctr, "--log")
+        h = 0xcbf29ce484222325  # FNV-1a 64 of the container's absolute path
+        for b in os.path.realpath(ctr).encode():
+            h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+        os.symlink(self.p("target"), self.p("ssd", "ostio.%016x.1" % h))
+        e = dict(os.environ)
+        e.pop("OSTIO_TEST_RANKS_PER_NODE", None)
+        e.update(LD_PRELOAD=lib, OSTIO_PRELOAD_PATHS=self.p("pre"),
+                 OSTIO_HINTS="*:ostio_container=log:ostio_stage_dir=" + self.p("ssd"))
+        r = subprocess.run(["sh", "-c", 'printf hello > "$0"', ctr], env=e,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=60)
+        self.assertNotEqual(r.returncode, 0, "the write through a planted link succeeded")
+        self.assertEqual(tree_bytes(self.p("target")), {}, "files in the link's target")
+        self.assertEqual(self.records("pre/c"), [])
+        self.assertEqual(self.check("pre/c").returncode, 0)
+        self.assertEqual(self.status("pre/c")["writers"], [])
+
+
 def _take_writer():
     global WRITER
     if "--writer" in sys.argv:
