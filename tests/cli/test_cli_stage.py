@@ -446,6 +446,32 @@ class StageTest(common.CliTestCase):
         self.assertEqual(self.check("c").returncode, 0)
 
 
+    def test_stage_files_removed(self):
+        """The staged logs removed, their directory left (issue 27): not
+        "nothing to drain": the drain fails, the record stays, check and
+        status say the writer is staged and unreachable, recover gives it up."""
+        self.writer("c", 4, "exit")
+        node = HOST + "#node0"
+        sdir = self.staged_dir_path()
+        for f in os.listdir(sdir):
+            os.unlink(os.path.join(sdir, f))
+        w = self.status("c", "--host", node)["writers"][0]
+        self.assertEqual((w["this_node"], w["reachable"], w["record_error"]), (True, False, None))
+        r = self.run_ostio("stage", "drain", "--host", node, "c", timeout=30)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("gone or lost its staged logs", r.stdout)
+        self.assertEqual(len(self.records("c")), 1)
+        r = self.check("c")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("are staged, not drained", r.stderr)
+        r = self.run_ostio("container", "flatten", "c", "lost.out", timeout=60)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("OSTIO_ESTAGED", r.stderr)
+        r = self.ok("container", "recover", "c")
+        self.assertIn("gave up writer 0 of session 1", r.stdout)
+        self.assertEqual(self.records("c"), [])
+        self.assertEqual(self.check("c").returncode, 0)
+
     # -- hostile stage records (issue 27) ------------------------------------------
 
     def staged_dir(self, path):
