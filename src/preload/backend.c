@@ -392,13 +392,15 @@ int ostio__pl_obj_lock(ostio__pl_obj *o, int type, int wait)
 
 /* ---- fork ----------------------------------------------------------------------------- */
 
-void ostio__pl_obj_flush_all(void)
+void ostio__pl_obj_flush_all(int end)
 {
   pthread_mutex_lock(&reg_mu);
   for (ostio__pl_obj *o = reg; o; o = o->next) {
     pthread_mutex_lock(&o->mu);
+    /* A failed flush keeps the record pending (logwriter.c): the next
+     * fsync or close says so. */
     if (o->ops->flush) o->ops->flush(o->s);
-    if (o->ops->end) o->ops->end(o->s); /* exit or exec: see store.h */
+    if (end && o->ops->end) o->ops->end(o->s); /* exit or exec: see store.h */
     pthread_mutex_unlock(&o->mu);
   }
   pthread_mutex_unlock(&reg_mu);

@@ -189,7 +189,7 @@ int ostio__pl_fd_close(int fd)
 
 PL_EXPORT int close(int fd)
 {
-  if (!ostio__pl_fd_ours(fd) || ostio__pl_inside) return PL_REAL(close)(fd);
+  if (!OURS(fd)) return PL_REAL(close)(fd); /* a vfork child closes its own copy only */
   return ostio__pl_fd_close(fd);
 }
 
