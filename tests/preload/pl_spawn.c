@@ -136,8 +136,10 @@ static void *vforker(void *arg)
 
 static void *renamer(void *arg)
 {
+  static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER; /* the renamers take turns */
   int raw = arg != NULL;
   while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_lock(&turn);
     for (int back = 0; back < 2; back++) {
       const char *from = back ? moved : ctr, *to = back ? ctr : moved;
       long rc = raw ? syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 0)
@@ -145,6 +147,7 @@ static void *renamer(void *arg)
       if (rc < 0) fail("rename %s -> %s: %s", from, to, strerror(errno));
       else __atomic_fetch_add(&renamed, 1, __ATOMIC_RELAXED);
     }
+    pthread_mutex_unlock(&turn);
   }
   return NULL;
 }
