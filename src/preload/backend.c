@@ -274,6 +274,16 @@ void ostio__pl_obj_release(ostio__pl_obj *o)
   obj_free(o);
 }
 
+int ostio__pl_obj_close(ostio__pl_obj *o)
+{
+  int rc = 0;
+  pthread_mutex_lock(&o->mu);
+  if (o->ops->flush) rc = fail(o->ops->flush(o->s), "cannot flush", o->path);
+  pthread_mutex_unlock(&o->mu);
+  ostio__pl_obj_release(o);
+  return rc;
+}
+
 /* ---- other processes of a forked tree ----------------------------------------------------- */
 
 /* In a forked tree: what this process wrote to disk now, and the count up.

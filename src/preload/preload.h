@@ -209,6 +209,10 @@ typedef struct ostio__pl_obj ostio__pl_obj;
 int ostio__pl_obj_open(const char *norm, int exists, int flags, mode_t mode,
                        ostio__pl_obj **out);
 void ostio__pl_obj_release(ostio__pl_obj *o);
+/* The close of a description's last fd: publishes the pending record (a
+ * failure is close's EIO: the record stays pending, the last close in the
+ * process retries it), then releases o. -errno. */
+int ostio__pl_obj_close(ostio__pl_obj *o);
 /* ostio__pl_desc_put, then the object's release (inside the library) when it
  * was the last reference. */
 void ostio__pl_desc_release(ostio__pl_desc *d);
