@@ -274,6 +274,16 @@ void ostio__pl_obj_release(ostio__pl_obj *o)
   obj_free(o);
 }
 
+int ostio__pl_obj_close(ostio__pl_obj *o)
+{
+  int rc = 0;
+  pthread_mutex_lock(&o->mu);
+  if (o->ops->flush) rc = fail(o->ops->flush(o->s), "cannot flush", o->path);
+  pthread_mutex_unlock(&o->mu);
+  ostio__pl_obj_release(o);
+  return rc;
+}
+
 /* ---- other processes of a forked tree ----------------------------------------------------- */
 
 /* In a forked tree: what this process wrote to disk now, and the count up.
@@ -392,13 +402,15 @@ int ostio__pl_obj_lock(ostio__pl_obj *o, int type, int wait)
 
 /* ---- fork ----------------------------------------------------------------------------- */
 
-void ostio__pl_obj_flush_all(void)
+void ostio__pl_obj_flush_all(int end)
 {
   pthread_mutex_lock(&reg_mu);
   for (ostio__pl_obj *o = reg; o; o = o->next) {
     pthread_mutex_lock(&o->mu);
+    /* A failed flush keeps the record pending (logwriter.c): the next
+     * fsync or close says so. */
     if (o->ops->flush) o->ops->flush(o->s);
-    if (o->ops->end) o->ops->end(o->s); /* exit or exec: see store.h */
+    if (end && o->ops->end) o->ops->end(o->s); /* exit or exec: see store.h */
     pthread_mutex_unlock(&o->mu);
   }
   pthread_mutex_unlock(&reg_mu);

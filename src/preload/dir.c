@@ -71,7 +71,7 @@ PL_EXPORT DIR *opendir(const char *path)
 
 PL_EXPORT DIR *fdopendir(int fd)
 {
-  if (ostio__pl_fd_ours(fd) && !ostio__pl_inside) {
+  if (OURS(fd)) {
     errno = ENOTDIR;
     return NULL;
   }

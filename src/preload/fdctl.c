@@ -388,16 +388,20 @@ PL_EXPORT int futimens(int fd, const struct timespec t[2])
 /* ---- exec, spawn ----------------------------------------------------------------------------
  * Another program sees a container fd's offset only through its
  * placeholder's kernel offset, and the writes of this process only once
- * their index records are in the logs: both are written first. A raw
- * clone/syscall exec or an fd passed over a socket (SCM_RIGHTS) is not
+ * their index records are in the logs: both are written first, by the
+ * process that owns them (in a vfork child the wrappers pass through). A
+ * raw clone/syscall exec or an fd passed over a socket (SCM_RIGHTS) is not
  * seen (docs/preload.md). */
 
 static void before_exec(int spawn)
 {
-  if (!ostio__pl_enabled || ostio__pl_inside) return;
+  /* Between vfork (or posix_spawn's clone) and exec the child runs in the
+   * parent's memory, and the parent still owns the writers: nothing is
+   * written or ended here (real.c, ostio__pl_owner). */
+  if (!ostio__pl_enabled || ostio__pl_inside || !ostio__pl_owner()) return;
   ostio__pl_inside++;
   ostio__pl_offsets_sync();
-  ostio__pl_obj_flush_all();
+  ostio__pl_obj_flush_all(!spawn); /* a spawner goes on writing: only exec ends writers */
   if (spawn) { /* the new program shares the kernel offsets from now on, as after fork */
     ostio__pl_fdtab_lock();
     ostio__pl_fdtab_mark_shared();

@@ -181,15 +181,15 @@ int ostio__pl_fd_close(int fd)
   int ours;
   void *o = ostio__pl_fdtab_clear(fd, &ours);
   ostio__pl_inside++;
-  if (o) ostio__pl_obj_release(o);
+  int frc = o ? ostio__pl_obj_close(o) : 0;
   int rc = PL_REAL(close)(fd);
   ostio__pl_inside--;
-  return rc;
+  return rc == 0 && frc < 0 ? ostio__pl_errno(frc) : rc; /* closed, like the kernel's EIO */
 }
 
 PL_EXPORT int close(int fd)
 {
-  if (!ostio__pl_fd_ours(fd) || ostio__pl_inside) return PL_REAL(close)(fd);
+  if (!OURS(fd)) return PL_REAL(close)(fd); /* a vfork child closes its own copy only */
   return ostio__pl_fd_close(fd);
 }
 

@@ -24,7 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #define PL_EXPORT __attribute__((visibility("default")))
 
@@ -159,15 +161,26 @@ void ostio__pl_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
     real_##name;                                                                       \
   })
 #define PL_DECL_REAL(name) static __typeof__(&name) real_##name
+/* The process that owns the library's state (the fd table, the open
+ * containers and their writers): the one that started it, and after a
+ * fork the child (its handler). A child of vfork, posix_spawn or
+ * clone(CLONE_VM) shares that memory until it execs, and no fork handler
+ * runs in it: there every wrapper passes straight to libc and touches
+ * nothing of the parent's (docs/preload.md, "Programs started by a
+ * thread"). One system call (getpid is not cached by glibc, and must not
+ * be: a vfork child sees the parent's memory). */
+extern pid_t ostio__pl_owner_pid;
+static inline int ostio__pl_owner(void) { return (pid_t)syscall(SYS_getpid) == ostio__pl_owner_pid; }
 /* Should a path call be looked at (enabled, not the library's own)? */
 static inline int ostio__pl_active(void)
 {
   if (!ostio__pl_enabled) ostio__pl_init();
   return ostio__pl_enabled && !ostio__pl_inside;
 }
-/* Should an fd call be served here: fd is one of ours, and the call is not
- * the library's own (its container code calls the same wrappers). */
-#define OURS(fd) (ostio__pl_fd_ours(fd) && !ostio__pl_inside)
+/* Should an fd call be served here: fd is one of ours, the call is not
+ * the library's own (its container code calls the same wrappers), and this
+ * process owns the state (the system call only for our fds). */
+#define OURS(fd) (ostio__pl_fd_ours(fd) && !ostio__pl_inside && ostio__pl_owner())
 
 /* Classify a path for the wrappers: norm receives the path the kernel
  * would reach (docs/preload.md, "Which paths"). */
@@ -196,6 +209,10 @@ typedef struct ostio__pl_obj ostio__pl_obj;
 int ostio__pl_obj_open(const char *norm, int exists, int flags, mode_t mode,
                        ostio__pl_obj **out);
 void ostio__pl_obj_release(ostio__pl_obj *o);
+/* The close of a description's last fd: publishes the pending record (a
+ * failure is close's EIO: the record stays pending, the last close in the
+ * process retries it), then releases o. -errno. */
+int ostio__pl_obj_close(ostio__pl_obj *o);
 /* ostio__pl_desc_put, then the object's release (inside the library) when it
  * was the last reference. */
 void ostio__pl_desc_release(ostio__pl_desc *d);
@@ -231,9 +248,11 @@ int ostio__pl_ctr_unlink_open(const char *norm);
 void ostio__pl_ctr_renamed(const char *newnorm);
 /* At exit and _exit: removes the unlinked containers still open. */
 void ostio__pl_obj_exit(void);
-/* Writes every pending index record and ends staged writers (exit, _exit,
- * exec: the store's flush, then its end). */
-void ostio__pl_obj_flush_all(void);
+/* Writes every pending index record (the store's flush); with end (exit,
+ * _exit, exec: the process stops using its writers) also ends staged
+ * writers (the store's end). A spawn (posix_spawn, system, popen) only
+ * flushes: the process goes on writing. */
+void ostio__pl_obj_flush_all(int end);
 /* Fork: before (flush writers, lock), after in parent and child. */
 void ostio__pl_obj_atfork(int phase);
 /* The placeholder fd for a new open of o (O_CLOEXEC, O_APPEND of flags),

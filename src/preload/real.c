@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload/preload.h"
 
 __thread int ostio__pl_inside __attribute__((tls_model("initial-exec")));
 int ostio__pl_enabled;
+pid_t ostio__pl_owner_pid;
 ostio__pl_prefixes ostio__pl_paths;
 static int debug_on;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -71,6 +73,7 @@ static void fork_parent(void)
 }
 static void fork_child(void)
 {
+  ostio__pl_owner_pid = (pid_t)syscall(SYS_getpid); /* the child's own copy from now on */
   ostio__pl_fdtab_unlock();
   ostio__pl_inside++;
   ostio__pl_obj_atfork(2);
@@ -99,6 +102,7 @@ PL_DECL_REAL(close);
 static void do_init(void)
 {
   ostio__pl_inside++;
+  ostio__pl_owner_pid = (pid_t)syscall(SYS_getpid);
   const char *dbg = getenv("OSTIO_PRELOAD_DEBUG");
   debug_on = dbg && !strcmp(dbg, "1");
   const char *spec = getenv("OSTIO_PRELOAD_PATHS");
@@ -146,10 +150,11 @@ __attribute__((constructor)) static void pl_ctor(void) { ostio__pl_init(); }
  * which skips them: a write() that returned is never lost by exiting. */
 __attribute__((destructor)) static void pl_dtor(void)
 {
-  if (!ostio__pl_enabled) return;
+  /* A vfork child's _exit (its exec failed): the writers are the parent's. */
+  if (!ostio__pl_enabled || !ostio__pl_owner()) return;
   ostio__pl_inside++;
   ostio__pl_offsets_sync();
-  ostio__pl_obj_flush_all();
+  ostio__pl_obj_flush_all(1);
   ostio__pl_obj_exit();
   ostio__pl_inside--;
 }
@@ -233,7 +238,9 @@ static int resolve(int dirfd, const char *path, char *norm, int how, ostio__pl_r
 {
   char base[PL_PATH_MAX];
   norm[0] = '\0';
-  if (!path || !candidate(dirfd, path, base, norm)) { /* not ours */
+  /* Not ours: outside every prefix, or in a vfork child (the system call
+   * only for a path that may be in a prefix). */
+  if (!path || !candidate(dirfd, path, base, norm) || !ostio__pl_owner()) {
     norm[0] = '\0';
     return -EXDEV;
   }

@@ -173,7 +173,7 @@ PL_EXPORT FILE *fopen64(const char *path, const char *mode)
 
 PL_EXPORT FILE *fdopen(int fd, const char *mode)
 {
-  if (!ostio__pl_fd_ours(fd) || ostio__pl_inside) return PL_REAL(fdopen)(fd, mode);
+  if (!OURS(fd)) return PL_REAL(fdopen)(fd, mode);
   return ostio__pl_cookie_file(fd, mode);
 }
 

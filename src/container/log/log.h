@@ -160,6 +160,11 @@ typedef struct ostio__logdir {
 /* Opens the container directory (manifest text given, or read here; kind
  * must be log). No listing yet. */
 int ostio__log_open(const char *path, const char *text, size_t len, ostio__logdir **out);
+/* The same for the directory an open one has (dirfd), whatever its name is
+ * now (renamed while open): reopened through /proc/self/fd/DIRFD, by name
+ * when there is no /proc. path (its name, for messages) is (*out)->path. */
+int ostio__log_open_fd(int dirfd, const char *path, const char *text, size_t len,
+                       ostio__logdir **out);
 void ostio__log_close(ostio__logdir **d);
 /* Lists the hostdirs: every data and index log (src table), the session
  * numbers, index.compact and whether it is current. Names outside the

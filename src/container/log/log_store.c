@@ -48,12 +48,16 @@ static int create(const char *path, const struct ostio__hints *h, int excl)
   return ostio__ctr_create(path, &p, excl, &created);
 }
 
-static int load(const char *path, ostio__logdir **dp, ostio__logmap *map)
+/* dirfd >= 0 (a reload): the directory the store has open, whatever its
+ * name is now (another thread or process may rename it at any time); path
+ * is then its name for messages. */
+static int load(int dirfd, const char *path, ostio__logdir **dp, ostio__logmap *map)
 {
   ostio__logload st;
   memset(&st, 0, sizeof st);
   ostio__logmap_init(map);
-  int rc = ostio__log_open(path, NULL, 0, dp);
+  int rc = dirfd >= 0 ? ostio__log_open_fd(dirfd, path, NULL, 0, dp)
+                      : ostio__log_open(path, NULL, 0, dp);
   if (rc == 0) rc = ostio__log_scan(*dp);
   if (rc == 0) rc = ostio__log_load_all(*dp, map, &st);
   if (rc == 0) rc = ostio__logmap_build(map);
@@ -75,7 +79,7 @@ static int lg_reload(ostio__store *s)
     int rc = ostio__logw_flush(&l->w);
     if (rc < 0) return rc;
   }
-  int rc = load(s->path, &d, &map);
+  int rc = load(l->d->dirfd, s->path, &d, &map);
   if (rc < 0) return rc;
   if (l->wactive) {
     l->w.d = d;
@@ -133,7 +137,7 @@ static int lg_open(const char *path, ostio__store **out)
   l->base.path = path;
   l->own_src = -1;
   l->sdirfd = -1;
-  int rc = load(path, &l->d, &l->map);
+  int rc = load(-1, path, &l->d, &l->map);
   if (rc < 0) {
     free(l);
     return rc;

@@ -104,6 +104,28 @@ done:
   return rc;
 }
 
+int ostio__log_open_fd(int dirfd, const char *path, const char *text, size_t len,
+                       ostio__logdir **out)
+{
+  char via[64];
+  snprintf(via, sizeof via, "/proc/self/fd/%d", dirfd);
+  int rc = ostio__log_open(via, text, len, out);
+  if (rc == OSTIO_ENOENT) { /* no /proc */
+    ostio__clear_error();
+    return ostio__log_open(path, text, len, out);
+  }
+  char *name = rc == 0 ? strdup(path) : NULL;
+  if (rc == 0 && !name) {
+    ostio__log_close(out);
+    return ostio__fail(OSTIO_ENOMEM, "out of memory");
+  }
+  if (rc == 0) {
+    free((*out)->path);
+    (*out)->path = name;
+  }
+  return rc;
+}
+
 void ostio__log_close(ostio__logdir **dp)
 {
   ostio__logdir *d = dp ? *dp : NULL;

@@ -57,14 +57,15 @@ int ostio__log_derive(ostio__logdir *d, int64_t *size, uint64_t *fp)
   return rc;
 }
 
-/* A private listing of d's container (the caller's table stays as it is). */
+/* A private listing of d's container (the caller's table stays as it is):
+ * the directory d has open, whatever its name is now. */
 static int private_dir(const ostio__logdir *d, ostio__logdir **out)
 {
   char *text = NULL;
   size_t len = 0;
   *out = NULL;
   int rc = ostio__manifest_format(&d->m, &text, &len);
-  if (rc == 0) rc = ostio__log_open(d->path, text, len, out);
+  if (rc == 0) rc = ostio__log_open_fd(d->dirfd, d->path, text, len, out);
   free(text);
   return rc;
 }

@@ -91,6 +91,13 @@ int ostio__logw_create(ostio__logw *w)
 static int append_rec(ostio__logw *w, const ostio__logrec *r)
 {
   unsigned char b[OSTIO__LOGREC_SIZE];
+  if (w->nfresh == w->capfresh) { /* room first: an appended record is always counted */
+    size_t c = w->capfresh ? 2 * w->capfresh : 16;
+    ostio__logent *f = realloc(w->fresh, c * sizeof *f);
+    if (!f) return ostio__fail(OSTIO_ENOMEM, "out of memory for index records");
+    w->fresh = f;
+    w->capfresh = c;
+  }
   ostio__logrec_encode(r, b);
   int e = ostio__pwrite_full(w->ifd, b, sizeof b, w->iend);
   if (e) {
@@ -99,33 +106,39 @@ static int append_rec(ostio__logw *w, const ostio__logrec *r)
     return wfail(w, "cannot append an index record", name, e);
   }
   w->iend += OSTIO__LOGREC_SIZE;
-  if (w->nfresh == w->capfresh) {
-    size_t c = w->capfresh ? 2 * w->capfresh : 16;
-    ostio__logent *f = realloc(w->fresh, c * sizeof *f);
-    if (!f) return ostio__fail(OSTIO_ENOMEM, "out of memory for index records");
-    w->fresh = f;
-    w->capfresh = c;
-  }
   w->fresh[w->nfresh++] = (ostio__logent){.r = *r, .idx = w->nrec, .src = -1};
   w->nrec++;
   return 0;
 }
 
+/* A record taken from the compressor is never dropped: when it cannot be
+ * appended, the compressor is put back as it was (the pending record stays
+ * pending, the new piece is refused with the error), so the next flush,
+ * sync or close retries it and reports a failure that persists. */
 int ostio__logw_piece(ostio__logw *w, uint64_t seq, int64_t lstart, int64_t len,
                       int64_t pstart)
 {
   ostio__logrec out;
   if (len <= 0) return 0;
-  if (ostio__logcomp_add(&w->comp, seq, w->writer, lstart, len, pstart, &out))
-    return append_rec(w, &out);
+  ostio__logcomp was = w->comp;
+  if (ostio__logcomp_add(&w->comp, seq, w->writer, lstart, len, pstart, &out)) {
+    int rc = append_rec(w, &out);
+    if (rc < 0) w->comp = was;
+    return rc;
+  }
   return 0;
 }
 
 int ostio__logw_flush(ostio__logw *w)
 {
   ostio__logrec out;
-  if (ostio__logcomp_take(&w->comp, &out)) return append_rec(w, &out);
-  return 0;
+  if (!ostio__logcomp_take(&w->comp, &out)) return 0;
+  int rc = append_rec(w, &out);
+  if (rc < 0) { /* still pending */
+    w->comp.rec = out;
+    w->comp.pending = 1;
+  }
+  return rc;
 }
 
 int ostio__logw_append(ostio__logw *w, const ostio__logrec *r)
