@@ -280,6 +280,17 @@ int ostio__stage_mark(ostio__logdir *d, int i, uint64_t host, int sdirfd)
   return 0;
 }
 
+void ostio__stage_unmark(ostio__logdir *d, int i)
+{
+  if (i < 0 || (size_t)i >= d->nsrc || !(d->src[i].flags & OSTIO__LOGSRC_STAGED)) return;
+  d->src[i].flags &= ~OSTIO__LOGSRC_STAGED;
+  d->src[i].stage_host = 0;
+  if (d->sfd[i] >= 0) close(d->sfd[i]);
+  d->sfd[i] = -1;
+  if (d->fd[i] >= 0) close(d->fd[i]);
+  d->fd[i] = -1;
+}
+
 /* ---- throttle ------------------------------------------------------------------------- */
 
 void ostio__throttle_init(ostio__throttle *t, int64_t bw, const volatile int *stop)
@@ -400,29 +411,18 @@ static int lost(const ostio__logdir *d, uint32_t session, uint32_t writer, const
                      sdir ? sdir : "its stage directory", what);
 }
 
-int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer,
-                       int sdirfd, int index_only, ostio__drainw *st, ostio__throttle *t,
-                       int64_t *copied)
+/* The drain of one writer from its staged index sifd and staged data sdfd
+ * (-1: missing), wherever they come from: the stage directory (the leader's
+ * and the CLI's drains) or the writer's own open logs (ostio__stage_rescue).
+ * The callers own sifd and sdfd. */
+static int drain_fds(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer,
+                     int sifd, int sdfd, int index_only, ostio__drainw *st, ostio__throttle *t,
+                     int64_t *copied)
 {
-  char iname[64], dname[64], rname[64], what[160];
+  char iname[64], dname[64], what[160];
   snprintf(iname, sizeof iname, "index.%" PRIu32 ".%" PRIu32, session, writer);
   snprintf(dname, sizeof dname, "data.%" PRIu32 ".%" PRIu32, session, writer);
-  ostio__stage_rec_name(rname, sizeof rname, session, writer);
-  int sdfd = -1, hfd = -1, pifd = -1, pdfd = -1, made = 0, hmade = 0, rc = 0;
-  int sifd = openat(sdirfd, iname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (sifd < 0 && errno != ENOENT) return dfail(d, iname, "cannot open the staged index", errno);
-  if (sifd < 0) {
-    /* No staged index: a writer that never wrote (no record either), or
-     * one whose stage directory went (its record says it was made: the
-     * writer makes its staged logs before its record). */
-    struct stat rs;
-    hfd = ostio__log_hostdir_open(d, hostdir, 0, &made);
-    ostio__clear_error();
-    rc = hfd >= 0 && fstatat(hfd, rname, &rs, AT_SYMLINK_NOFOLLOW) == 0
-           ? lost(d, session, writer, st->dir, "its staged index is missing") : 0;
-    if (hfd >= 0) close(hfd);
-    return rc;
-  }
+  int hfd = -1, pifd = -1, pdfd = -1, made = 0, hmade = 0, rc = 0;
   char *buf = malloc((size_t)CHUNK);
   if (!buf) rc = ostio__fail(OSTIO_ENOMEM, "out of memory for the drain's buffer");
   if (rc == 0) rc = scan_index(d, sifd, st, buf);
@@ -444,9 +444,7 @@ int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint
     if (rc == 0 && fdatasync(pifd) < 0) rc = dfail(d, iname, "fdatasync", errno);
   }
   if (rc == 0 && !index_only) {
-    if ((sdfd = openat(sdirfd, dname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 && errno != ENOENT)
-      rc = dfail(d, dname, "cannot open the staged data", errno);
-    if (rc == 0 && (rc = pdfd = open_copy(d, hfd, dname, &made)) >= 0) rc = 0;
+    if ((rc = pdfd = open_copy(d, hfd, dname, &made)) >= 0) rc = 0;
     int64_t end = sdfd >= 0 ? fsize(sdfd) : 0, have = rc == 0 ? fsize(pdfd) : 0;
     if (rc == 0 && (end < have || (sdfd < 0 && st->maxpend > 0))) {
       snprintf(what, sizeof what, sdfd < 0 ? "its staged data log is missing" : "its staged "
@@ -471,39 +469,105 @@ int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint
   }
   if (rc >= 0 && made && fsync(hfd) < 0) rc = dfail(d, "hostdir", "fsync", errno);
   if (rc >= 0 && hmade && fsync(d->dirfd) < 0) rc = dfail(d, ".", "fsync", errno);
-  int fds[5] = {sifd, sdfd, hfd, pifd, pdfd};
-  for (int k = 0; k < 5; k++)
+  int fds[3] = {hfd, pifd, pdfd};
+  for (int k = 0; k < 3; k++)
     if (fds[k] >= 0) close(fds[k]);
   free(buf);
   return rc;
 }
 
-int ostio__stage_rescue_index(ostio__logdir *d, int32_t hostdir, uint32_t session,
-                               uint32_t writer, int sdirfd, int ifd)
+int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer,
+                       int sdirfd, int index_only, ostio__drainw *st, ostio__throttle *t,
+                       int64_t *copied)
 {
-  char iname[64];
-  struct stat sb;
+  char iname[64], dname[64], rname[64];
   snprintf(iname, sizeof iname, "index.%" PRIu32 ".%" PRIu32, session, writer);
-  if (ifd < 0 || fstatat(sdirfd, iname, &sb, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
-    return 0; /* there (or not knowably gone): the drain copies it */
-  ostio__drainw st = {0};
-  int made = 0, hmade = 0, pifd = -1, rc = 0, hfd = ostio__log_hostdir_open(d, hostdir, 1, &hmade);
-  char *buf = malloc((size_t)CHUNK);
-  if (hfd < 0) rc = hfd;
-  else if (!buf) rc = ostio__fail(OSTIO_ENOMEM, "out of memory for the index's rescue");
-  if (rc == 0) rc = scan_index(d, ifd, &st, buf);
-  if (rc == 0 && (rc = pifd = open_copy(d, hfd, iname, &made)) >= 0) rc = 0;
-  if (rc == 0) {
-    int64_t have = fsize(pifd) / OSTIO__LOGREC_SIZE * OSTIO__LOGREC_SIZE;
-    if (have < st.idx_scanned)
-      rc = copy_range(d, iname, ifd, pifd, have, st.idx_scanned, buf, NULL, NULL, NULL);
-    if (rc == 0 && fdatasync(pifd) < 0) rc = dfail(d, iname, "fdatasync", errno);
-    if (rc == 0 && made && fsync(hfd) < 0) rc = dfail(d, "hostdir", "fsync", errno);
+  snprintf(dname, sizeof dname, "data.%" PRIu32 ".%" PRIu32, session, writer);
+  ostio__stage_rec_name(rname, sizeof rname, session, writer);
+  int made = 0, rc = 0;
+  int sifd = openat(sdirfd, iname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (sifd < 0 && errno != ENOENT) return dfail(d, iname, "cannot open the staged index", errno);
+  if (sifd < 0) {
+    /* No staged index: a writer that never wrote (no record either), one
+     * whose stage directory went (its record says it was made: the writer
+     * makes its staged logs before its record), or one rescued by its own
+     * process (ostio__stage_rescue: its record went first). */
+    struct stat rs;
+    int hfd = ostio__log_hostdir_open(d, hostdir, 0, &made);
+    ostio__clear_error();
+    rc = hfd >= 0 && fstatat(hfd, rname, &rs, AT_SYMLINK_NOFOLLOW) == 0
+           ? lost(d, session, writer, st->dir, "its staged index is missing") : 0;
+    if (hfd >= 0) close(hfd);
+    return rc;
   }
-  if (pifd >= 0) close(pifd);
-  if (hfd >= 0) close(hfd);
-  free(buf);
+  int sdfd = -1;
+  if (!index_only && (sdfd = openat(sdirfd, dname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 &&
+      errno != ENOENT)
+    rc = dfail(d, dname, "cannot open the staged data", errno);
+  if (rc == 0)
+    rc = drain_fds(d, hostdir, session, writer, sifd, sdfd, index_only, st, t, copied);
+  close(sifd);
+  if (sdfd >= 0) close(sdfd);
   return rc;
+}
+
+/* 1 when name in dirfd is not the file open on fd (removed, or another
+ * file under that name), 0 when it is, <0 when that cannot be told. */
+static int not_there(int dirfd, const char *name, int fd)
+{
+  struct stat a, b;
+  if (fstat(fd, &a) < 0) return -1;
+  if (fstatat(dirfd, name, &b, AT_SYMLINK_NOFOLLOW) < 0) return errno == ENOENT ? 1 : -1;
+  return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+}
+
+int ostio__stage_rescue(ostio__logw *w, int64_t *copied)
+{
+  char iname[64], dname[64], what[200];
+  if (w->sdirfd < 0 || w->dfd < 0 || w->ifd < 0) return 0; /* not staged, or never wrote */
+  ostio__logdir *d = w->d;
+  snprintf(iname, sizeof iname, "index.%" PRIu32 ".%" PRIu32, w->session, w->writer);
+  snprintf(dname, sizeof dname, "data.%" PRIu32 ".%" PRIu32, w->session, w->writer);
+  int gi = not_there(w->sdirfd, iname, w->ifd), gd = not_there(w->sdirfd, dname, w->dfd);
+  if (gi == 0 && gd == 0) return 0; /* there: the node's drain copies them */
+  /* Gone (or unknowable: rescue all the same, the copies are idempotent).
+   * The writer's own open logs hold every byte and record it wrote: the
+   * drain's copy from them, to the same offsets; then the writer is
+   * finished (record, staged names) and goes on in the container's logs. */
+  ostio__drainw st = {.dir = w->stage_dir};
+  int64_t got = 0;
+  int rc = ostio__logw_flush(w);
+  if (rc == 0)
+    rc = drain_fds(d, w->hostdir, w->session, w->writer, w->ifd, w->dfd, 0, &st, NULL, &got);
+  int pifd = -1, pdfd = -1;
+  if (rc == 0) {
+    pifd = openat(w->hfd, iname, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    pdfd = openat(w->hfd, dname, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (pifd < 0 || pdfd < 0) rc = dfail(d, pifd < 0 ? iname : dname, "cannot open the "
+                                          "container's copy after the rescue", errno);
+  }
+  if (rc == 0 && (fsize(pifd) != w->iend || fsize(pdfd) != w->dend)) {
+    snprintf(what, sizeof what, "after the copy from the writer's open logs, the container's "
+             "copies hold %lld index and %lld data bytes, the writer wrote %lld and %lld",
+             (long long)fsize(pifd), (long long)fsize(pdfd), (long long)w->iend,
+             (long long)w->dend);
+    rc = lost(d, w->session, w->writer, w->stage_dir, what);
+  }
+  if (rc == 0) rc = ostio__stage_unrecord(d, w->hostdir, w->session, w->writer);
+  if (rc == 0) rc = ostio__stage_discard(d->path, w->session, w->writer, w->sdirfd);
+  if (rc < 0) {
+    if (pifd >= 0) close(pifd);
+    if (pdfd >= 0) close(pdfd);
+    return rc;
+  }
+  close(w->ifd);
+  close(w->dfd);
+  w->ifd = pifd;
+  w->dfd = pdfd;
+  w->sdirfd = -1;
+  w->stage_dir = w->stage_host = NULL;
+  if (copied) *copied += got;
+  return 1;
 }
 
 int ostio__stage_unrecord(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer)
