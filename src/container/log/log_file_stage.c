@@ -58,6 +58,7 @@ struct ostio__logstage {
    * whether the other ranks know yet, whether rank 0 warned. */
   int64_t staged_end;
   int unshared, warned;
+  int *rescued;                     /* per rank, for share_rescued          */
 };
 
 /* One pass over the node's writers; under s->mu. 1: stopped. */
@@ -141,6 +142,7 @@ void ostio__logstage_free(ostio__logstage **sp)
   if (s->sdirfd >= 0) close(s->sdirfd);
   if (s->node != MPI_COMM_NULL) MPI_Comm_free(&s->node);
   free(s->hosts);
+  free(s->rescued);
   free(s->hostdir);
   free(s->writer);
   free(s->st);
@@ -222,6 +224,10 @@ int ostio__logstage_open(ostio_file *fh, ostio__logdir *d, uint32_t session, ost
   uint64_t mine = ostio__stage_host_hash(s->host);
   if ((rc = ostio__agree(fh->comm, rc)) < 0 || (rc = host_hashes(fh, mine, &s->hosts)) < 0)
     goto done;
+  s->rescued = malloc((size_t)fh->nprocs * sizeof *s->rescued);
+  if ((rc = ostio__agree(fh->comm, s->rescued ? 0 : ostio__fail(OSTIO_ENOMEM, "out of "
+                                                                "memory"))) < 0)
+    goto done;
   /* Every writer of this session is staged: readers of this job use the
    * staged logs of their own node, the container's copies for the others. */
   for (int r = 0; r < fh->nprocs && rc == 0; r++)
@@ -296,7 +302,9 @@ static int rescue(ostio_file *fh, ostio__logstage *s)
 {
   if (!s->w || s->w->sdirfd < 0) return 0;
   int64_t got = 0, end = s->w->dend;
+  double t0 = ostio__now();
   int rc = ostio__stage_rescue(s->w, &got);
+  fh->stats.t[OSTIO__T_time_stage_wait] += ostio__now() - t0;
   if (rc == 1) {
     s->staged_end = end;
     s->unshared = 1;
@@ -333,21 +341,14 @@ static int rescue_and_pass(ostio_file *fh, ostio__logstage *s, int index_only, i
  * once on stderr. Collective. */
 static void share_rescued(ostio_file *fh, ostio__logstage *s)
 {
-  int mine = s->unshared, *all = malloc((size_t)fh->nprocs * sizeof *all), n = 0;
-  int ok = all != NULL, every = 0;
-  MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, fh->comm);
-  if (!every) { /* the next sync shares them */
-    free(all);
-    return;
-  }
-  MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, fh->comm);
+  int n = 0;
+  MPI_Allgather(&s->unshared, 1, MPI_INT, s->rescued, 1, MPI_INT, fh->comm);
   s->unshared = 0;
   for (int r = 0; r < fh->nprocs; r++)
-    if (all[r]) {
+    if (s->rescued[r]) {
       n++;
       ostio__stage_unmark(s->d, ostio__log_src_find(s->d, s->session, (uint32_t)r));
     }
-  free(all);
   if (n && fh->rank == 0 && !s->warned) {
     s->warned = 1;
     fprintf(stderr, "ostio: warning: %s: the stage directory of %d of %d writers was removed "
