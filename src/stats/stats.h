@@ -51,7 +51,9 @@
   X(cache_flush_bytes,     SUM, "cache: dirty bytes written back")               \
   X(cache_memory,          MAX, "cache: bytes of memory on the largest rank")    \
   X(stage_bytes,           SUM, "staging: bytes written to node-local stage logs") \
-  X(stage_drained_bytes,   SUM, "staging: bytes the node leaders drained to the container")
+  X(stage_drained_bytes,   SUM, "staging: bytes the node leaders drained to the container") \
+  X(stage_rescued_bytes,   SUM, "staging: bytes copied from open staged logs whose stage "  \
+                                "directory was removed")
 
 /* X(name, description): seconds, summed over calls; the report shows the
  * largest rank and the mean. */

@@ -581,6 +581,51 @@ class StageTest(common.CliTestCase):
         self.assertEqual(self.check("pre/c").returncode, 0)
         self.assertEqual(self.status("pre/c")["writers"], [])
 
+    # -- the preload's stage directory removed while the process writes (issue 27) ----
+
+    def test_preload_stage_removed(self):
+        """A process under the preload whose stage directory is removed
+        (rm -rf) between two writes: its close copies the bytes from its open
+        staged logs into the container; no record stays, check passes and
+        every byte reads back."""
+        lib = os.path.join(os.path.dirname(common.OSTIO), "libostio-preload.so")
+        if not os.path.exists(lib):
+            self.skipTest("no libostio-preload.so beside the CLI")
+        os.mkdir(self.p("pre"))
+        os.mkdir(self.p("ssd"))
+        ctr = os.path.join(self.p("pre"), "c")
+        self.ok("container", "create", ctr, "--log")
+        e = dict(os.environ)
+        e.pop("OSTIO_TEST_RANKS_PER_NODE", None)
+        e.update(LD_PRELOAD=lib, OSTIO_PRELOAD_PATHS=self.p("pre"),
+                 OSTIO_HINTS="*:ostio_container=log:ostio_stage_dir=" + self.p("ssd"))
+        prog = ("import os, shutil, sys\n"
+                "ctr, ssd, a, b = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])\n"
+                "data = bytes((o * 131 + (o >> 12) * 7) % 251 for o in range(a + b))\n"
+                "fd = os.open(ctr, os.O_WRONLY)\n"
+                "os.write(fd, data[:a])\n"
+                "staged = os.listdir(ssd)\n"
+                "for n in staged: shutil.rmtree(os.path.join(ssd, n))\n"
+                "os.write(fd, data[a:])\n"
+                "os.close(fd)\n"
+                "print(len(staged))\n")
+        a, b = 3 * MiB + 12345, 2 * MiB + 777
+        r = subprocess.run([sys.executable, "-c", prog, ctr, self.p("ssd"), str(a), str(b)],
+                           env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "1", "the process did not stage: " + r.stdout)
+        self.assertEqual(os.listdir(self.p("ssd")), [])
+        self.assertEqual(self.records("pre/c"), [])
+        c = self.check("pre/c")
+        self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+        self.ok("container", "flatten", "pre/c", "flat.out")
+        with open(self.p("flat.out"), "rb") as f:
+            got = f.read()
+        want = bytes((o * 131 + (o >> 12) * 7) % 251 for o in range(a + b))
+        self.assertEqual(len(got), a + b)
+        self.assertTrue(got == want, "the bytes read back differ from those written")
+
 
 def _take_writer():
     global WRITER

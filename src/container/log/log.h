@@ -9,7 +9,7 @@
  *   logmap.c   pure: records in key order, read planning (resolve), size
  *   logfile.c  on disk: listing, loading index logs
  *   logread.c  on disk: data-log descriptors, reading through the map
- *   logstage.c on disk: node-local staging (log_stage.h)
+ *   logstage.c on disk: node-local staging (log_stage.h); logdrain.c its drain
  *   logwriter.c on disk: a writer's data and index logs
  *   logtool.c  on disk: check, recover, compact, remove */
 #ifndef OSTIO_CONTAINER_LOG_H

@@ -291,9 +291,9 @@ static int log_close(ostio_file *fh)
 {
   struct ostio__loghandle *L = fh->kind_data;
   int rc = L->w.dfd >= 0 ? ostio__logw_flush(&L->w) : 0;
-  if (L->stage) ostio__stat_add(&fh->stats, OSTIO__STAT_stage_bytes, L->w.dend);
-  if (rc == 0) rc = ostio__logstage_seal(L->stage); /* a lost staged index, named */
-  int rc2 = ostio__logw_close(&L->w);
+  /* Staged: the logs stay open until the node's drain is done (a stage
+   * directory removed under the job is rescued from them), then close. */
+  int rc2 = L->stage ? 0 : ostio__logw_close(&L->w);
   if (rc == 0) rc = rc2;
   rc = ostio__agree(fh->comm, rc);
   /* Staged: the node's complete drain before the size is published. */

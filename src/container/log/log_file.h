@@ -42,15 +42,15 @@ typedef struct ostio__logstage ostio__logstage;
 int ostio__logstage_open(struct ostio_file *fh, ostio__logdir *d, uint32_t session,
                          ostio__logw *w, int32_t hostdir, ostio__logstage **out);
 /* After every rank synced its logs: the node's new index records reach the
- * container, and with ostio_stage_sync=drain every staged byte. */
+ * container, and with ostio_stage_sync=drain every staged byte. A rank
+ * whose staged logs are gone (the stage directory removed under the job)
+ * first copies them from its open logs into the container and goes on
+ * unstaged (ostio__stage_rescue); every rank then reads that writer from
+ * the container. */
 int ostio__logstage_sync(struct ostio_file *fh, ostio__logstage *s);
-/* Before this rank closes its logs (not collective): when its staged index
- * is gone (the stage directory removed under the job), its records are
- * copied from the open log into the container's index copy, so the
- * container names what the failed drain lost (ostio__stage_rescue_index). */
-int ostio__logstage_seal(ostio__logstage *s);
-/* After every rank closed its logs: the complete drain, then the stage
- * records and files go; frees *s. */
+/* After every rank flushed its logs (still open): the rescue of gone
+ * staged logs as at sync, the complete drain, the writer's logs closed,
+ * then the stage records and files go; frees *s. */
 int ostio__logstage_close(struct ostio_file *fh, ostio__logstage **s);
 /* Sets this rank's node name for staging (ostio__stage_self): the host
  * name, or the test knob's simulated node. */

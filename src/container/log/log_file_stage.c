@@ -53,6 +53,12 @@ struct ostio__logstage {
   double secs;
   int err;
   char errmsg[512];
+  /* This rank's writer rescued (its staged logs gone, copied from its open
+   * ones: ostio__stage_rescue): its data log's end then (-1: not rescued),
+   * whether the other ranks know yet, whether rank 0 warned. */
+  int64_t staged_end;
+  int unshared, warned;
+  int *rescued;                     /* per rank, for share_rescued          */
 };
 
 /* One pass over the node's writers; under s->mu. 1: stopped. */
@@ -136,6 +142,7 @@ void ostio__logstage_free(ostio__logstage **sp)
   if (s->sdirfd >= 0) close(s->sdirfd);
   if (s->node != MPI_COMM_NULL) MPI_Comm_free(&s->node);
   free(s->hosts);
+  free(s->rescued);
   free(s->hostdir);
   free(s->writer);
   free(s->st);
@@ -191,6 +198,7 @@ int ostio__logstage_open(ostio_file *fh, ostio__logdir *d, uint32_t session, ost
   if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
   s->sdirfd = -1;
   s->node = MPI_COMM_NULL;
+  s->staged_end = -1;
   pthread_mutex_init(&s->mu, NULL);
   *out = s;
   char base[OSTIO__STAGE_DIR_MAX];
@@ -215,6 +223,10 @@ int ostio__logstage_open(ostio_file *fh, ostio__logdir *d, uint32_t session, ost
                      "first rank opened (replaced meanwhile): not used", s->dir);
   uint64_t mine = ostio__stage_host_hash(s->host);
   if ((rc = ostio__agree(fh->comm, rc)) < 0 || (rc = host_hashes(fh, mine, &s->hosts)) < 0)
+    goto done;
+  s->rescued = malloc((size_t)fh->nprocs * sizeof *s->rescued);
+  if ((rc = ostio__agree(fh->comm, s->rescued ? 0 : ostio__fail(OSTIO_ENOMEM, "out of "
+                                                                "memory"))) < 0)
     goto done;
   /* Every writer of this session is staged: readers of this job use the
    * staged logs of their own node, the container's copies for the others. */
@@ -283,36 +295,97 @@ static int leader_pass(ostio_file *fh, ostio__logstage *s, int index_only)
   return rc;
 }
 
-int ostio__logstage_seal(ostio__logstage *s)
+/* This rank's writer, when its staged logs are gone (the stage directory
+ * removed under the job): copied from its open logs into the container,
+ * finished, and unstaged from now on (ostio__stage_rescue). */
+static int rescue(ostio_file *fh, ostio__logstage *s)
 {
-  if (!s || !s->w || s->w->ifd < 0) return 0;
-  return ostio__stage_rescue_index(s->d, s->w->hostdir, s->session, s->w->writer, s->sdirfd,
-                                   s->w->ifd);
+  if (!s->w || s->w->sdirfd < 0) return 0;
+  int64_t got = 0, end = s->w->dend;
+  double t0 = ostio__now();
+  int rc = ostio__stage_rescue(s->w, &got);
+  fh->stats.t[OSTIO__T_time_stage_wait] += ostio__now() - t0;
+  if (rc == 1) {
+    s->staged_end = end;
+    s->unshared = 1;
+    ostio__stat_add(&fh->stats, OSTIO__STAT_stage_rescued_bytes, got);
+  }
+  return rc < 0 ? rc : 0;
+}
+
+/* Each rank rescues its writer if its staged logs are gone, then the
+ * leader's pass (final: the thread stopped first). A staged log the pass
+ * finds missing that its writer had not seen gone (removed in between) is
+ * rescued by its writer and the pass runs once more: the leader never
+ * copies a writer that its own rank copies (the writer's record goes before
+ * the leader's next pass, which then has nothing of it to copy). */
+static int rescue_and_pass(ostio_file *fh, ostio__logstage *s, int index_only, int final)
+{
+  int rc = 0, rc2 = 0;
+  for (int round = 0;; round++) {
+    int r = rescue(fh, s);
+    if (r < 0 && rc == 0) rc = r;
+    MPI_Barrier(s->node); /* every rank's records are in its staged index, or rescued */
+    if (final && s->leader) stop_thread(s);
+    rc2 = leader_pass(fh, s, index_only);
+    int again = round == 0 && rc == 0 && rc2 == OSTIO_ESTAGED;
+    MPI_Bcast(&again, 1, MPI_INT, 0, s->node);
+    if (!again) break;
+    if (s->leader) ostio__clear_error();
+  }
+  return rc < 0 ? rc : rc2;
+}
+
+/* Every rank learns which writers were rescued: their srcs are no longer
+ * staged (reads go to the container's copies, complete now); rank 0 says so
+ * once on stderr. Collective. */
+static void share_rescued(ostio_file *fh, ostio__logstage *s)
+{
+  int n = 0;
+  MPI_Allgather(&s->unshared, 1, MPI_INT, s->rescued, 1, MPI_INT, fh->comm);
+  s->unshared = 0;
+  for (int r = 0; r < fh->nprocs; r++)
+    if (s->rescued[r]) {
+      n++;
+      ostio__stage_unmark(s->d, ostio__log_src_find(s->d, s->session, (uint32_t)r));
+    }
+  if (n && fh->rank == 0 && !s->warned) {
+    s->warned = 1;
+    fprintf(stderr, "ostio: warning: %s: the stage directory of %d of %d writers was removed "
+            "during the job (rank 0's is %s); their bytes were copied from their open "
+            "staged logs into the container, nothing is lost, and they now write to the "
+            "container directly (unstaged)\n", fh->path, n, fh->nprocs, s->dir);
+  }
 }
 
 int ostio__logstage_sync(ostio_file *fh, ostio__logstage *s)
 {
   if (!s) return 0;
-  int rc = ostio__logstage_seal(s); /* a staged index gone: the container still names it */
-  MPI_Barrier(s->node); /* every rank's records are in its staged index */
-  int rc2 = leader_pass(fh, s, fh->hints.ostio_stage_sync != OSTIO__STAGE_SYNC_DRAIN);
-  return ostio__agree(fh->comm, rc2 < 0 ? rc2 : rc);
+  int rc = rescue_and_pass(fh, s, fh->hints.ostio_stage_sync != OSTIO__STAGE_SYNC_DRAIN, 0);
+  rc = ostio__agree(fh->comm, rc);
+  share_rescued(fh, s);
+  return rc;
 }
 
 int ostio__logstage_close(ostio_file *fh, ostio__logstage **sp)
 {
   ostio__logstage *s = *sp;
   if (!s) return 0;
-  int rc = 0;
-  MPI_Barrier(s->node); /* every writer of the node has closed its logs */
+  int rc = rescue_and_pass(fh, s, 0, 1); /* every writer of the node has flushed its logs */
+  share_rescued(fh, s);
   if (s->leader) {
-    stop_thread(s);
-    rc = leader_pass(fh, s, 0);
     for (int k = 0; rc == 0 && k < s->nw; k++)
       rc = ostio__stage_unrecord(s->d, s->hostdir[k], s->session, s->writer[k]);
     ostio__stat_add(&fh->stats, OSTIO__STAT_stage_drained_bytes, s->copied);
     fh->stats.t[OSTIO__T_time_stage_drain] += s->secs;
   }
+  ostio__stat_add(&fh->stats, OSTIO__STAT_stage_bytes,
+                  s->staged_end >= 0 ? s->staged_end : s->w->dend);
+  /* A rescued writer wrote the container's logs directly since: durable
+   * now, like the drained ones. */
+  if (rc == 0 && s->staged_end >= 0) rc = ostio__logw_sync(s->w);
+  int rc2 = ostio__logw_close(s->w);
+  if (rc == 0) rc = rc2;
   /* Every rank frees its own staged logs, in parallel (freeing a large
    * file's pages takes time: 0.13 s per 512 MiB on tmpfs here). */
   if ((rc = ostio__agree(fh->comm, rc)) == 0) {

@@ -65,6 +65,10 @@ int ostio__stage_local_fd(ostio__logdir *d, size_t i);
 /* Marks src i (i < 0: none) as staged on the host of hash host, its stage
  * directory a dup of sdirfd (-1: not on this node). */
 int ostio__stage_mark(ostio__logdir *d, int i, uint64_t host, int sdirfd);
+/* Src i (i < 0: none) is no longer staged (its writer was rescued,
+ * ostio__stage_rescue): reads go to the container's copies; a data log
+ * opened in the stage directory is closed (reopened on the next read). */
+void ostio__stage_unmark(ostio__logdir *d, int i);
 
 /* A drain's pacing: at most bw bytes per second over the whole drain (0:
  * as fast as possible); stop (may be NULL) is polled between chunks. */
@@ -96,14 +100,17 @@ typedef struct ostio__drainw {
 int ostio__stage_drain(ostio__logdir *d, int32_t hostdir, uint32_t session, uint32_t writer,
                        int sdirfd, int index_only, ostio__drainw *st, ostio__throttle *t,
                        int64_t *copied);
-/* A writer whose staged index is gone from sdirfd (its stage directory
- * removed under the job) while the writer still has it open on ifd: its
- * valid records are copied from ifd into the container's index copy, so
- * the container names every range the writer wrote and reading the bytes
- * it lacks fails (OSTIO_ESTAGED) instead of showing the file without those
- * writes. 0 also when nothing is missing (the drain's business). */
-int ostio__stage_rescue_index(ostio__logdir *d, int32_t hostdir, uint32_t session,
-                              uint32_t writer, int sdirfd, int ifd);
+/* A staged writer w, its logs still open, whose staged logs are gone from
+ * its stage directory (removed under the job, rm -rf STAGE/...), or are no
+ * longer the files it writes: every record and byte it wrote is copied
+ * from its own open logs into the container's copies at the same offsets
+ * (the drain's copy, from the container copy's end), fdatasync'ed; its stage
+ * record and staged names go, and w goes on unstaged in the container's
+ * copies (w->sdirfd -1). Returns 1 when it did, 0 when the staged logs are
+ * there (the node's drain copies them) or w is not staged or never wrote,
+ * <0 on error (the record then stays). *copied (may be NULL) grows by the
+ * data bytes copied. */
+int ostio__stage_rescue(ostio__logw *w, int64_t *copied);
 /* After a complete drain of a closed writer: the container's copies are
  * durable, the stage record goes (fsync'ed), then the staged logs (a
  * reader on the node falls back to the container's copies, complete now).

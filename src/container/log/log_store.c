@@ -177,6 +177,7 @@ static void lg_close(ostio__store *s, int removing)
   }
   if (l->wactive && l->sdirfd >= 0) { /* staged: drained before the size is published */
     int ok = ostio__logw_flush(&l->w) == 0;
+    if (ok) ok = ostio__stage_rescue(&l->w, NULL) >= 0; /* its stage directory removed */
     ostio__logw_close(&l->w);
     if (ok) unstage(l, 0);
     else {
@@ -401,6 +402,7 @@ static void lg_end(ostio__store *s)
   log_store *l = of(s);
   if (!l->wactive || l->sdirfd < 0) return;
   if (ostio__logw_flush(&l->w) == 0) own_to_map(l);
+  ostio__stage_rescue(&l->w, NULL); /* its stage directory removed: from the open logs */
   ostio__logw_close(&l->w);
   unstage(l, 0);
   l->wactive = 0;
