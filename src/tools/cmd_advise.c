@@ -34,7 +34,7 @@ static const char *help =
   "The current choice (with --stats: the run's; these flags override it):\n"
   "  --strategy NAME      ost, even, aligned, independent or fpp  [ost]\n"
   "  --stripe-count K     1 to 2000  [4]\n"
-  "  --stripe-size S      [1m]\n"
+  "  --stripe-size S      a multiple of 64k, below 4g, as Lustre takes it  [1m]\n"
   "  --cb-nodes N         aggregators, 0 = the strategy's rule  [0]\n"
   "  --fpp                a file per process (the same as --strategy fpp)\n"
   "The pattern, as ostio-bench's (ior, strided, btio, flash, random):\n"
@@ -93,10 +93,7 @@ static int parse_opt(int c, aargs *a, char **argv)
     return ok ? 0 : cli_usage_error(CMD, "--stats-file %s: expected an index >= 0", optarg);
   case OPT_SC: a->sc = int_arg(optarg, 1, OSTIO_MAX_STRIPE_COUNT, &ok);
     return ok ? 0 : cli_usage_error(CMD, "--stripe-count %s: expected 1 to %d", optarg, OSTIO_MAX_STRIPE_COUNT);
-  case OPT_SS: a->ss = model_size_arg(optarg);
-    if (a->ss >= 1 && a->ss <= 0xFFFFFFFFll) return 0;
-    return cli_usage_error(CMD, "--stripe-size %s: expected a size from 1 to 4294967295 bytes "
-                           "(k, m, g suffixes)", optarg);
+  case OPT_SS: return model_stripe_size_arg(CMD, optarg, &a->ss);
   case OPT_CB: a->cb = int_arg(optarg, 0, INT32_MAX, &ok);
     return ok ? 0 : cli_usage_error(CMD, "--cb-nodes %s: expected a count >= 0 (0: the rule)", optarg);
   case OPT_STRAT: a->strategy = ostio__mstrategy_from_name(optarg);

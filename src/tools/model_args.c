@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "hints/hints.h"
+#include "layout/source.h"
 #include "model/json.h"
 #include "model/model_plan.h"
 #include "tools/cli.h"
@@ -28,6 +29,30 @@ int64_t model_size_arg(const char *s)
 {
   int64_t v = -1;
   return ostio__parse_size(s, &v) == 0 ? v : -1;
+}
+
+/* The rule a Lustre layout applies (src/layout/source_lustre.c), with its
+ * sentence: a stripe size the model would take minutes and gigabytes over
+ * (a 1-byte stripe cuts every extent into bytes) is one no file can have. */
+static int lustre_stripe_size(int64_t size, const char *what, char *msg, size_t cap)
+{
+  if (ostio__check_lustre_stripe_size(size, what) == 0) return 0;
+  snprintf(msg, cap, "%s", ostio_last_error());
+  ostio__clear_error();
+  return -1;
+}
+
+int model_stripe_size_arg(const char *cmd, const char *arg, int64_t *size)
+{
+  char msg[512];
+  int64_t v = model_size_arg(arg);
+  if (v < 1)
+    return cli_usage_error(cmd, "--stripe-size %s: expected a size, a multiple of 64k (k, m, g "
+                           "suffixes)", arg);
+  if (lustre_stripe_size(v, "--stripe-size", msg, sizeof msg) < 0)
+    return cli_usage_error(cmd, "%s", msg);
+  *size = v;
+  return 0;
 }
 
 int model_pattern_opt(const char *cmd, model_pattern *p, int c, const char *arg)
@@ -200,6 +225,10 @@ static int read_file_rec(const char *cmd, const ostio__json *root, const ostio__
                              "%lld, size %lld: a log container?); the model needs a striped file",
                              path, (long long)s->index, (long long)s->stripe_count,
                              (long long)s->stripe_size);
+  char what[512], msg[768];
+  snprintf(what, sizeof what, "--stats %s: files[%lld]: stripe size", path, (long long)s->index);
+  if (lustre_stripe_size(s->stripe_size, what, msg, sizeof msg) < 0)
+    return cli_runtime_error(cmd, "%s (the model takes Lustre's layouts)", msg);
   s->world_size = 1;
   if (job) get_int(&job->value, "world_size", &s->world_size);
   int64_t coll = counter(f, "coll_writes", "max"), indep = counter(f, "indep_writes", "max");

@@ -34,6 +34,12 @@ int model_pattern_opt(const char *cmd, model_pattern *p, int c, const char *arg)
 /* The pattern: the kind's defaults with the flags given on top. */
 void model_pattern_opts(const model_pattern *p, ob_pattern_opts *o);
 
+/* --stripe-size ARG: *size, or cli_usage_error's status when ARG is not a
+ * size Lustre's layout accepts (a multiple of 64 KiB from 64k to 4 GiB -
+ * 64 KiB: the layout code's rule and sentence, ostio__check_lustre_stripe_size).
+ * A --stats document's stripe size is held to the same rule. */
+int model_stripe_size_arg(const char *cmd, const char *arg, int64_t *size);
+
 /* "1m" -> 1048576 (k, m, g: powers of 1024); -1 when invalid. */
 int64_t model_size_arg(const char *s);
 
