@@ -89,35 +89,62 @@ void model_pattern_opts(const model_pattern *p, ob_pattern_opts *o)
 
 /* ---- every rank's plan -------------------------------------------------------------------- */
 
+/* Rank by rank (each plan freed once copied), into the call-by-call layout. */
+static int transpose(const char *cmd, model_plans *p, const ob_plan *plans)
+{
+  int64_t P = p->nranks;
+  size_t total = 0, ncell = (size_t)p->ncalls * (size_t)P;
+  for (int64_t r = 0; r < P; r++)
+    for (int k = 0; k < plans[r].nsteps; k++) total += plans[r].steps[k].n;
+  p->ext = malloc((total ? total : 1) * sizeof *p->ext);
+  p->first = malloc((ncell + 1) * sizeof *p->first);
+  if (!p->ext || !p->first)
+    return cli_runtime_error(cmd, "out of memory for %zu extents of %lld ranks", total,
+                             (long long)P);
+  size_t at = 0;
+  for (int k = 0; k < p->ncalls; k++)
+    for (int64_t r = 0; r < P; r++) {
+      p->first[(size_t)k * (size_t)P + (size_t)r] = at;
+      if (k >= plans[r].nsteps) continue;
+      memcpy(p->ext + at, plans[r].steps[k].ext, plans[r].steps[k].n * sizeof *p->ext);
+      at += plans[r].steps[k].n;
+    }
+  p->first[ncell] = at;
+  return CLI_OK;
+}
+
 int model_plans_build(const char *cmd, const ob_pattern_opts *o, int64_t P, model_plans *p)
 {
   char err[256] = "";
   *p = (model_plans){.nranks = P};
-  p->plans = calloc((size_t)P, sizeof *p->plans);
-  if (!p->plans) return cli_runtime_error(cmd, "out of memory for %lld ranks", (long long)P);
-  for (int64_t r = 0; r < P; r++) {
-    if (ob_pattern_build(o, (int)r, (int)P, &p->plans[r], err, sizeof err) < 0)
-      return cli_usage_error(cmd, "pattern at %lld ranks: %s", (long long)P, err);
-    if (p->plans[r].nsteps > p->ncalls) p->ncalls = p->plans[r].nsteps;
+  ob_plan *plans = calloc((size_t)P, sizeof *plans);
+  int status = plans ? CLI_OK : cli_runtime_error(cmd, "out of memory for %lld ranks", (long long)P);
+  for (int64_t r = 0; status == CLI_OK && r < P; r++) {
+    if (ob_pattern_build(o, (int)r, (int)P, &plans[r], err, sizeof err) < 0)
+      status = cli_usage_error(cmd, "pattern at %lld ranks: %s", (long long)P, err);
+    else if (plans[r].nsteps > p->ncalls) p->ncalls = plans[r].nsteps;
   }
-  return CLI_OK;
+  if (status == CLI_OK) status = transpose(cmd, p, plans);
+  for (int64_t r = 0; plans && r < P; r++) ob_plan_free(&plans[r]);
+  free(plans);
+  return status;
 }
 
 int model_plans_call(void *plans, int k, const ostio_extent **ext, size_t *n)
 {
   const model_plans *p = plans;
+  const size_t *f = p->first + (size_t)k * (size_t)p->nranks;
   for (int64_t r = 0; r < p->nranks; r++) {
-    int in = k < p->plans[r].nsteps;
-    ext[r] = in ? p->plans[r].steps[k].ext : NULL;
-    n[r] = in ? p->plans[r].steps[k].n : 0;
+    ext[r] = p->ext + f[r];
+    n[r] = f[r + 1] - f[r];
   }
   return 0;
 }
 
 void model_plans_free(model_plans *p)
 {
-  for (int64_t r = 0; p->plans && r < p->nranks; r++) ob_plan_free(&p->plans[r]);
-  free(p->plans);
+  free(p->ext);
+  free(p->first);
   *p = (model_plans){0};
 }
 

@@ -43,11 +43,15 @@ int model_stripe_size_arg(const char *cmd, const char *arg, int64_t *size);
 /* "1m" -> 1048576 (k, m, g: powers of 1024); -1 when invalid. */
 int64_t model_size_arg(const char *s);
 
-/* Every rank's plan of a pattern. */
+/* Every rank's plan of a pattern, stored call by call: call k's extents of
+ * every rank in one block (a simulation reads them call by call, so they
+ * stream from memory instead of one small piece per rank). */
 typedef struct model_plans {
-  ob_plan *plans;
   int64_t nranks;
   int ncalls;               /* the most steps of any rank                       */
+  ostio_extent *ext;        /* every extent, call by call, rank by rank         */
+  size_t *first;            /* call k, rank r: ext[first[k*nranks + r] ..
+                             * first[k*nranks + r + 1]); ncalls*nranks + 1     */
 } model_plans;
 
 /* Builds the plans of o for P ranks: CLI_OK, or the status of a usage
