@@ -133,7 +133,27 @@ done:
 /* One component's part [a, b) (inside the component, a < b): pieces are the
  * stripes it touches, S0 = a/s .. S1 = (b-1)/s (absolute stripe numbers, as
  * locate_in); object o holds the stripes congruent to o mod K. Every value
- * stays within [0, b]; bytes are summed in uint64_t (at most b - a + 2s). */
+ * stays within [0, b]; bytes are summed in uint64_t (at most b - a + 2s).
+ * Only the objects the part touches are visited (S0 mod K on, cyclically, in
+ * object order): a part of a few stripes costs those, not K. */
+static void obj_summary(const ostio__comp *c, int ci, int64_t o, int64_t a, int64_t b,
+                        ostio__objspan *sp)
+{
+  int64_t s = c->stripe_size, K = c->stripe_count;
+  int64_t S0 = a / s, S1 = (b - 1) / s;
+  int64_t first = S0 + (o - S0 % K + K) % K;
+  int64_t last = S1 - (S1 % K - o + K) % K;
+  int64_t n = (last - first) / K + 1;
+  uint64_t bytes = (uint64_t)n * (uint64_t)s;
+  if (first == S0) bytes -= (uint64_t)(a - S0 * s);
+  if (last == S1) bytes -= (uint64_t)(s - (b - S1 * s));
+  *sp = (ostio__objspan){
+    .component = ci, .object = (int32_t)o, .ost = c->osts ? c->osts[o] : -1, .pieces = n,
+    .bytes = (int64_t)bytes,
+    .first_objoff = first / K * s + (first == S0 ? a % s : 0),
+    .last_objend = last / K * s + (last == S1 ? (b - 1) % s + 1 : s)};
+}
+
 static void comp_summary(const ostio_layout *l, int ci, int64_t a, int64_t b, int64_t *npieces,
                          ostio__objspan *spans, size_t cap, size_t *nspans)
 {
@@ -142,22 +162,13 @@ static void comp_summary(const ostio_layout *l, int ci, int64_t a, int64_t b, in
   int64_t S0 = a / s, S1 = (b - 1) / s;
   *npieces += S1 - S0 + 1;
   if (!spans) return;
-  for (int64_t o = 0; o < K && *nspans < cap; o++) {
-    int64_t delta = (o - S0 % K + K) % K;
-    if (delta > S1 - S0) continue; /* object o is not touched */
-    int64_t first = S0 + delta;
-    int64_t last = S1 - (S1 % K - o + K) % K;
-    int64_t n = (last - first) / K + 1;
-    uint64_t bytes = (uint64_t)n * (uint64_t)s;
-    if (first == S0) bytes -= (uint64_t)(a - S0 * s);
-    if (last == S1) bytes -= (uint64_t)(s - (b - S1 * s));
-    ostio__objspan *sp = &spans[(*nspans)++];
-    *sp = (ostio__objspan){
-      .component = ci, .object = (int32_t)o, .ost = c->osts ? c->osts[o] : -1, .pieces = n,
-      .bytes = (int64_t)bytes,
-      .first_objoff = first / K * s + (first == S0 ? a % s : 0),
-      .last_objend = last / K * s + (last == S1 ? (b - 1) % s + 1 : s)};
-  }
+  int64_t touched = S1 - S0 + 1 < K ? S1 - S0 + 1 : K;
+  int64_t o0 = touched == K ? 0 : S0 % K, o1 = touched == K ? K - 1 : (S0 + touched - 1) % K;
+  /* [lo[r], hi[r]]: the touched objects, two ranges when they wrap past K - 1. */
+  int64_t lo[2] = {o0 <= o1 ? o0 : 0, o0}, hi[2] = {o1, K - 1};
+  for (int r = 0; r < (o0 <= o1 ? 1 : 2); r++)
+    for (int64_t o = lo[r]; o <= hi[r] && *nspans < cap; o++)
+      obj_summary(c, ci, o, a, b, &spans[(*nspans)++]);
 }
 
 int ostio__layout_summary(const ostio_layout *l, int64_t offset, int64_t length,

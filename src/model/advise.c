@@ -32,6 +32,7 @@ typedef struct ctx {
   int ndone;
   int64_t counts[MAX_COUNTS], sizes[MAX_SIZES];
   int ncounts, nsizes;
+  int most;                        /* simulations this call can make           */
 } ctx;
 
 /* ---- small helpers ----------------------------------------------------------------------- */
@@ -159,6 +160,8 @@ static void acc_reset(ostio__model_acc *a)
   a->aggr_order = keep.aggr_order;
   a->aggr_eligible = keep.aggr_eligible;
   a->aggr_rpn = keep.aggr_rpn;
+  a->hidx = keep.hidx;     /* hsync 0: rebuilt (emptied) at the first flow */
+  a->hcap = keep.hcap;
   memset(a->send_bytes, 0, P * sizeof *a->send_bytes);
   memset(a->recv_bytes, 0, P * sizeof *a->recv_bytes);
   memset(a->send_msgs, 0, P * sizeof *a->send_msgs);
@@ -225,6 +228,7 @@ static int evaluate(ctx *x, choice c, const eval **out)
   int rc = simulate(x, &c, &x->done[x->ndone]);
   if (rc < 0) return rc;
   *out = &x->done[x->ndone++];
+  if (x->in->progress) x->in->progress(x->in->progress_arg, x->ndone, x->most);
   return 0;
 }
 
@@ -515,12 +519,15 @@ static int run(ctx *x, ostio__advise_result *out)
   int64_t rpn = x->sys.ranks_per_node, nodes = (in->nranks + rpn - 1) / rpn;
   const eval *e;
   choice cur = normal(in->current);
+  value_lists(x);
+  /* The current choice, stage A, stage B (3 strategies x 4), the path (4). */
+  x->most = 1 + OSTIO__MS_COUNT * x->ncounts * x->nsizes + 3 * 4 + 4;
+  if (x->most > OSTIO__ADVISE_MAX_SIMS) x->most = OSTIO__ADVISE_MAX_SIMS;
   int rc = evaluate(x, cur, &e);
   if (rc < 0) return rc;
   if (!(e->bandwidth > 0))
     return ostio__fail(OSTIO_EINVAL, "advise: the pattern writes no byte (%d calls, %lld ranks)",
                        in->ncalls, (long long)in->nranks);
-  value_lists(x);
   out->current = *e;
   if ((rc = stage_a(x)) < 0 || (rc = stage_b(x, nodes)) < 0) return rc;
   out->best = *select_best(x, &cur);

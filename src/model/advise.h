@@ -59,6 +59,10 @@ typedef struct ostio__advise_input {
   ostio__advise_call_fn call;
   void *ctx;
   ostio__advise_choice current;
+  /* Called after each simulation (may be NULL): done so far, and the most
+   * this call can make (its candidates, at most OSTIO__ADVISE_MAX_SIMS). */
+  void (*progress)(void *arg, int done, int most);
+  void *progress_arg;
 } ostio__advise_input;
 
 /* One simulated candidate: the simulator's result, summarised. */

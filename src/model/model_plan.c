@@ -49,6 +49,7 @@ void ostio__model_acc_free(ostio__model_acc *a)
   free(a->recv_bytes);
   free(a->send_msgs);
   free(a->aggr_order);
+  free(a->hidx);
   memset(a, 0, sizeof *a);
 }
 
@@ -83,6 +84,71 @@ static int push(ostio__model_acc *a, ostio__flow f)
   return 0;
 }
 
+/* ---- the flow index: (client, object) -> flow ---------------------------------------------- */
+
+static size_t slot_of(const ostio__model_acc *a, int64_t client, int64_t object)
+{
+  uint64_t x = (uint64_t)client * 0x9E3779B97F4A7C15ull ^ (uint64_t)object;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  size_t i = (size_t)x & (a->hcap - 1);
+  for (;; i = (i + 1) & (a->hcap - 1)) {
+    size_t v = a->hidx[i];
+    if (!v || (a->flow[v - 1].client == client && a->flow[v - 1].object == object)) return i;
+  }
+}
+
+/* The index ready for one more flow: grown to twice the flows at least,
+ * rebuilt when stale (the later of two flows of one client and object
+ * wins, as the merge keeps the latest). */
+static int index_ready(ostio__model_acc *a)
+{
+  if (a->hsync == a->nflow + 1 && 2 * (a->nflow + 1) <= a->hcap) return 0;
+  size_t cap = a->hcap ? a->hcap : 1024;
+  while (2 * (a->nflow + 1) > cap) {
+    if (cap > SIZE_MAX / 4 / sizeof *a->hidx)
+      return ostio__fail(OSTIO_ENOMEM, "model: out of memory indexing %zu flows", a->nflow);
+    cap *= 2;
+  }
+  if (cap != a->hcap) {
+    size_t *h = realloc(a->hidx, cap * sizeof *h);
+    if (!h) return ostio__fail(OSTIO_ENOMEM, "model: out of memory indexing %zu flows", a->nflow);
+    a->hidx = h;
+    a->hcap = cap;
+  }
+  memset(a->hidx, 0, a->hcap * sizeof *a->hidx);
+  for (size_t i = 0; i < a->nflow; i++)
+    a->hidx[slot_of(a, a->flow[i].client, a->flow[i].object)] = i + 1;
+  a->hsync = a->nflow + 1;
+  return 0;
+}
+
+/* Adds f to its client and object's flow, or as a new one: the merge
+ * ostio__model_traffic makes, made as the flows come. Tags only grow, so
+ * "a request per new tag" counts the same; a call of a million small
+ * extents stays a flow per client and object instead of a million flows to
+ * sort. */
+static int push_merged(ostio__model_acc *a, ostio__flow f)
+{
+  int rc = index_ready(a);
+  if (rc < 0) return rc;
+  size_t i = slot_of(a, f.client, f.object), v = a->hidx[i];
+  if (v) {
+    ostio__flow *g = &a->flow[v - 1];
+    if (g->bytes <= INT64_MAX - f.bytes) {
+      g->bytes += f.bytes;
+      if (g->tag != f.tag) g->requests += f.requests;
+      g->tag = f.tag;
+      return 0;
+    }
+  }
+  if ((rc = push(a, f)) < 0) return rc;
+  a->hidx[i] = a->nflow;
+  a->hsync = a->nflow + 1;
+  return 0;
+}
+
 /* The bytes of [off, off+len) that client writes into file (-1: the shared
  * file; r >= 0: rank r's own file): one flow per object touched, one
  * request each; flows of one client and object with the same tag (one
@@ -101,9 +167,9 @@ static int add_run(ostio__model_acc *a, const objmap *m, int64_t client, int64_t
     int64_t obj = m->base[s->component] + s->object, first = j->l->comp[s->component].first_ost;
     int64_t ost = s->ost >= 0 ? s->ost
                               : (first > 0 ? first : 0) + (file >= 0 ? file * per : 0) + obj;
-    rc = push(a, (ostio__flow){.client = client, .ost = ost % j->nost,
-                               .object = (file + 1) * per + obj, .bytes = s->bytes,
-                               .requests = 1, .tag = tag});
+    rc = push_merged(a, (ostio__flow){.client = client, .ost = ost % j->nost,
+                                              .object = (file + 1) * per + obj,
+                                              .bytes = s->bytes, .requests = 1, .tag = tag});
   }
   return rc;
 }
@@ -114,11 +180,41 @@ typedef struct piece {
   int64_t agg, off, len;
 } piece;
 
-static int by_agg_off(const void *x, const void *y)
+static int before(const piece *p, const piece *q)
 {
-  const piece *p = x, *q = y;
-  if (p->agg != q->agg) return p->agg < q->agg ? -1 : 1;
-  return p->off < q->off ? -1 : p->off > q->off;
+  return p->agg != q->agg ? p->agg < q->agg : p->off < q->off;
+}
+
+/* One past the run of pieces in order that starts at i. */
+static size_t run_end(const piece *p, size_t i, size_t n)
+{
+  for (i++; i < n && !before(&p[i], &p[i - 1]); i++) {}
+  return i;
+}
+
+/* Sorts p[0..n) by (aggregator, offset), stably: a natural merge sort, as
+ * the pieces come in runs (each rank's in offset order), with the order
+ * inline (a call of a million extents spent most of its time in qsort's
+ * comparator calls). tmp has room for n; returns the array that holds the
+ * result (p or tmp). */
+static piece *sort_pieces(piece *p, piece *tmp, size_t n)
+{
+  piece *src = p, *dst = tmp;
+  for (;;) {
+    size_t nruns = 0;
+    for (size_t i = 0; i < n; nruns++) {
+      size_t m = run_end(src, i, n), b = m < n ? run_end(src, m, n) : n, k = i;
+      if (nruns == 0 && m == n) return src; /* one run: sorted */
+      size_t x = i, y = m;
+      while (x < m && y < b) dst[k++] = before(&src[y], &src[x]) ? src[y++] : src[x++];
+      while (x < m) dst[k++] = src[x++];
+      while (y < b) dst[k++] = src[y++];
+      i = b;
+    }
+    piece *t = src;
+    src = dst;
+    dst = t;
+  }
 }
 
 /* The aggregators in the order the engine places them without a
@@ -212,7 +308,16 @@ static int collective(ostio__model_acc *a, const ostio__model_job *j, int strate
       }
     }
   }
-  if (rc == 0 && np > 1) qsort(pc, np, sizeof *pc, by_agg_off);
+  piece *tmp = NULL, *sorted = pc;
+  if (rc == 0 && np > 1 && !(tmp = malloc(np * sizeof *tmp)))
+    rc = ostio__fail(OSTIO_ENOMEM, "model: out of memory sorting %zu pieces", np);
+  if (rc == 0 && np > 1) sorted = sort_pieces(pc, tmp, np);
+  if (sorted != pc) {
+    free(pc);
+    pc = sorted;
+    tmp = NULL;
+  }
+  free(tmp);
   int64_t round = j->round_bytes > 0 ? j->round_bytes : DEFAULT_ROUND, used = 0;
   int64_t tag = a->tag++, agbytes = 0, rounds = 0;
   for (size_t i = 0, k; rc == 0 && i < np; i = k) {
@@ -337,6 +442,7 @@ int ostio__model_traffic(ostio__model_acc *a, ostio__traffic *t)
     }
   }
   a->nflow = k;
+  a->hsync = 0; /* reordered: the flow index is rebuilt if flows come again */
   int exch = 0;
   for (int64_t r = 0; r < a->nranks && !exch; r++) exch = a->send_bytes[r] > 0;
   *t = (ostio__traffic){.nranks = a->nranks, .flow = a->flow, .nflow = a->nflow,

@@ -60,6 +60,13 @@ typedef struct ostio__model_acc {
   int *aggr_order;          /* nranks entries, or NULL before the first      */
   int aggr_eligible;        /* ranks in aggr_order                           */
   int aggr_rpn;             /* the ranks per node it was computed for        */
+  /* (client, object) -> its flow (open addressing, slots hold index + 1),
+   * so a flow's bytes join their client and object's flow as they come
+   * (the merge ostio__model_traffic makes): flows stay one per client and
+   * object, not one per extent. Valid while hsync == nflow + 1; rebuilt
+   * from the flows otherwise (ostio__model_traffic reorders them). */
+  size_t *hidx;
+  size_t hcap, hsync;
 } ostio__model_acc;
 
 int ostio__model_acc_init(ostio__model_acc *a, int64_t nranks);

@@ -8,6 +8,8 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "model/advise.h"
 #include "patterns.h"
@@ -34,7 +36,7 @@ static const char *help =
   "The current choice (with --stats: the run's; these flags override it):\n"
   "  --strategy NAME      ost, even, aligned, independent or fpp  [ost]\n"
   "  --stripe-count K     1 to 2000  [4]\n"
-  "  --stripe-size S      [1m]\n"
+  "  --stripe-size S      a multiple of 64k, below 4g, as Lustre takes it  [1m]\n"
   "  --cb-nodes N         aggregators, 0 = the strategy's rule  [0]\n"
   "  --fpp                a file per process (the same as --strategy fpp)\n"
   "The pattern, as ostio-bench's (ior, strided, btio, flash, random):\n"
@@ -47,19 +49,21 @@ static const char *help =
   "  --stats-file I       which file of the document (0-based index in \"files\")\n"
   "                       [the one with the most bytes written]\n"
   "  --json               print the advice as one JSON object\n"
+  "  --progress           one line per simulation on stderr (\"simulation N of\n"
+  "                       at most M\"); shown anyway when stderr is a terminal\n"
   "  -h, --help           this text\n"
   "SIZE takes k, m, g (powers of 1024). Exit status 0, 1 on a model or\n"
   "statistics-file error, 2 on a usage error.\n";
 
 enum { OPT_SYSTEM = OPT_MAX_PIECES + 1, OPT_RANKS, OPT_RPN, OPT_SC, OPT_SS, OPT_STRAT, OPT_CB,
-       OPT_FPP, OPT_STATS, OPT_STATS_FILE };
+       OPT_FPP, OPT_STATS, OPT_STATS_FILE, OPT_PROGRESS };
 
 typedef struct aargs {
   const char *system, *stats;
   int64_t ranks, rpn, stats_file;
   int64_t sc, ss, cb;          /* -1: not given                             */
   int strategy;                /* -1: not given                             */
-  int json;
+  int json, progress;
   model_pattern flags;         /* -p, -b, -t, -s, --btio-class as given     */
   ob_pattern_opts pat;
 } aargs;
@@ -84,6 +88,7 @@ static int parse_opt(int c, aargs *a, char **argv)
   case OPT_SYSTEM: a->system = optarg; break;
   case OPT_STATS: a->stats = optarg; break;
   case OPT_JSON: a->json = 1; break;
+  case OPT_PROGRESS: a->progress = 1; break;
   case OPT_FPP: a->strategy = OSTIO__MS_FPP; break;
   case OPT_RANKS: a->ranks = int_arg(optarg, 1, INT32_MAX, &ok);
     return ok ? 0 : cli_usage_error(CMD, "--ranks %s: expected a count from 1 to %d", optarg, INT32_MAX);
@@ -93,10 +98,7 @@ static int parse_opt(int c, aargs *a, char **argv)
     return ok ? 0 : cli_usage_error(CMD, "--stats-file %s: expected an index >= 0", optarg);
   case OPT_SC: a->sc = int_arg(optarg, 1, OSTIO_MAX_STRIPE_COUNT, &ok);
     return ok ? 0 : cli_usage_error(CMD, "--stripe-count %s: expected 1 to %d", optarg, OSTIO_MAX_STRIPE_COUNT);
-  case OPT_SS: a->ss = model_size_arg(optarg);
-    if (a->ss >= 1 && a->ss <= 0xFFFFFFFFll) return 0;
-    return cli_usage_error(CMD, "--stripe-size %s: expected a size from 1 to 4294967295 bytes "
-                           "(k, m, g suffixes)", optarg);
+  case OPT_SS: return model_stripe_size_arg(CMD, optarg, &a->ss);
   case OPT_CB: a->cb = int_arg(optarg, 0, INT32_MAX, &ok);
     return ok ? 0 : cli_usage_error(CMD, "--cb-nodes %s: expected a count >= 0 (0: the rule)", optarg);
   case OPT_STRAT: a->strategy = ostio__mstrategy_from_name(optarg);
@@ -118,7 +120,8 @@ static int parse(int argc, char **argv, aargs *a)
     {"fpp", no_argument, NULL, OPT_FPP}, {"btio-class", required_argument, NULL, MODEL_OPT_BTIO},
     {"stats", required_argument, NULL, OPT_STATS},
     {"stats-file", required_argument, NULL, OPT_STATS_FILE},
-    {"json", no_argument, NULL, OPT_JSON}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+    {"json", no_argument, NULL, OPT_JSON}, {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   *a = (aargs){.sc = -1, .ss = -1, .cb = -1, .strategy = -1, .stats_file = -1};
   model_pattern_init(&a->flags);
   int c, rc;
@@ -227,6 +230,28 @@ static void print_text(const ostio__sys *sys, const ostio__advise_result *r, int
          r->best.bandwidth / 1e6, r->best.bottleneck);
 }
 
+/* ---- progress ----------------------------------------------------------------------------- */
+
+typedef struct progress {
+  int tty;                     /* stderr is a terminal: one line, rewritten */
+  double t0;
+} progress;
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void on_progress(void *arg, int done, int most)
+{
+  const progress *p = arg;
+  fprintf(stderr, "%sostio advise: simulation %d of at most %d (%.1f s)%s", p->tty ? "\r" : "",
+          done, most, now() - p->t0, p->tty ? "\033[K" : "\n");
+  fflush(stderr);
+}
+
 /* ---- the command -------------------------------------------------------------------------- */
 
 /* The current choice and the pattern from the flags, or from the run. */
@@ -273,7 +298,16 @@ int cmd_advise(int argc, char **argv)
   int status = model_plans_build(CMD, &a.pat, in.nranks, &p);
   in.ncalls = p.ncalls;
   in.ctx = &p;
-  if (status == CLI_OK && (rc = ostio__advise(&in, &r)) < 0) status = cli_lib_error(CMD, rc);
+  progress pr = {.tty = isatty(STDERR_FILENO), .t0 = now()};
+  if (a.progress || pr.tty) {
+    in.progress = on_progress;
+    in.progress_arg = &pr;
+  }
+  if (status == CLI_OK) {
+    rc = ostio__advise(&in, &r);
+    if (in.progress && pr.tty) fputs("\n", stderr); /* the error, if any, on a line of its own */
+    if (rc < 0) status = cli_lib_error(CMD, rc);
+  }
   if (status == CLI_OK && a.json)
     print_json(&sys, &r, in.nranks, &a.pat, in.ncalls, a.stats, &run);
   else if (status == CLI_OK)

@@ -43,7 +43,8 @@ static const char *help =
   "  --ranks-per-node K   [the description's]\n"
   "  --sweep ranks=A,B,...  or  --sweep stripe_count=A,B,...: one row per value\n"
   "  --stripe-count K     objects of the shared file  [--stats: the run's; else 4]\n"
-  "  --stripe-size S      [--stats: the run's; else 1m]\n"
+  "  --stripe-size S      a multiple of 64k, below 4g, as Lustre takes it\n"
+  "                       [--stats: the run's; else 1m]\n"
   "  --strategy LIST      comma-separated strategies  [all]\n"
   "  --cb-nodes N         aggregators  [each strategy's rule]\n"
   "  --plot PREFIX        also write PREFIX.svg and PREFIX.png (bandwidth against\n"
@@ -151,8 +152,8 @@ static int parse(int argc, char **argv, margs *a)
       if (a->stripe_count < 1 || a->stripe_count > 65535)
         return cli_usage_error(CMD, "--stripe-count %s: expected 1 to 65535", optarg);
       break;
-    case OPT_SS: a->stripe_size = model_size_arg(optarg);
-      if (a->stripe_size < 1) return cli_usage_error(CMD, "--stripe-size %s: expected a size", optarg);
+    case OPT_SS:
+      if ((rc = model_stripe_size_arg(CMD, optarg, &a->stripe_size)) != 0) return rc;
       break;
     case OPT_STRAT:
       if (parse_strategies(optarg, a) < 0)

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "hints/hints.h"
+#include "layout/source.h"
 #include "model/json.h"
 #include "model/model_plan.h"
 #include "tools/cli.h"
@@ -28,6 +29,30 @@ int64_t model_size_arg(const char *s)
 {
   int64_t v = -1;
   return ostio__parse_size(s, &v) == 0 ? v : -1;
+}
+
+/* The rule a Lustre layout applies (src/layout/source_lustre.c), with its
+ * sentence: a stripe size the model would take minutes and gigabytes over
+ * (a 1-byte stripe cuts every extent into bytes) is one no file can have. */
+static int lustre_stripe_size(int64_t size, const char *what, char *msg, size_t cap)
+{
+  if (ostio__check_lustre_stripe_size(size, what) == 0) return 0;
+  snprintf(msg, cap, "%s", ostio_last_error());
+  ostio__clear_error();
+  return -1;
+}
+
+int model_stripe_size_arg(const char *cmd, const char *arg, int64_t *size)
+{
+  char msg[512];
+  int64_t v = model_size_arg(arg);
+  if (v < 1)
+    return cli_usage_error(cmd, "--stripe-size %s: expected a size, a multiple of 64k (k, m, g "
+                           "suffixes)", arg);
+  if (lustre_stripe_size(v, "--stripe-size", msg, sizeof msg) < 0)
+    return cli_usage_error(cmd, "%s", msg);
+  *size = v;
+  return 0;
 }
 
 int model_pattern_opt(const char *cmd, model_pattern *p, int c, const char *arg)
@@ -64,35 +89,62 @@ void model_pattern_opts(const model_pattern *p, ob_pattern_opts *o)
 
 /* ---- every rank's plan -------------------------------------------------------------------- */
 
+/* Rank by rank (each plan freed once copied), into the call-by-call layout. */
+static int transpose(const char *cmd, model_plans *p, const ob_plan *plans)
+{
+  int64_t P = p->nranks;
+  size_t total = 0, ncell = (size_t)p->ncalls * (size_t)P;
+  for (int64_t r = 0; r < P; r++)
+    for (int k = 0; k < plans[r].nsteps; k++) total += plans[r].steps[k].n;
+  p->ext = malloc((total ? total : 1) * sizeof *p->ext);
+  p->first = malloc((ncell + 1) * sizeof *p->first);
+  if (!p->ext || !p->first)
+    return cli_runtime_error(cmd, "out of memory for %zu extents of %lld ranks", total,
+                             (long long)P);
+  size_t at = 0;
+  for (int k = 0; k < p->ncalls; k++)
+    for (int64_t r = 0; r < P; r++) {
+      p->first[(size_t)k * (size_t)P + (size_t)r] = at;
+      if (k >= plans[r].nsteps) continue;
+      memcpy(p->ext + at, plans[r].steps[k].ext, plans[r].steps[k].n * sizeof *p->ext);
+      at += plans[r].steps[k].n;
+    }
+  p->first[ncell] = at;
+  return CLI_OK;
+}
+
 int model_plans_build(const char *cmd, const ob_pattern_opts *o, int64_t P, model_plans *p)
 {
   char err[256] = "";
   *p = (model_plans){.nranks = P};
-  p->plans = calloc((size_t)P, sizeof *p->plans);
-  if (!p->plans) return cli_runtime_error(cmd, "out of memory for %lld ranks", (long long)P);
-  for (int64_t r = 0; r < P; r++) {
-    if (ob_pattern_build(o, (int)r, (int)P, &p->plans[r], err, sizeof err) < 0)
-      return cli_usage_error(cmd, "pattern at %lld ranks: %s", (long long)P, err);
-    if (p->plans[r].nsteps > p->ncalls) p->ncalls = p->plans[r].nsteps;
+  ob_plan *plans = calloc((size_t)P, sizeof *plans);
+  int status = plans ? CLI_OK : cli_runtime_error(cmd, "out of memory for %lld ranks", (long long)P);
+  for (int64_t r = 0; status == CLI_OK && r < P; r++) {
+    if (ob_pattern_build(o, (int)r, (int)P, &plans[r], err, sizeof err) < 0)
+      status = cli_usage_error(cmd, "pattern at %lld ranks: %s", (long long)P, err);
+    else if (plans[r].nsteps > p->ncalls) p->ncalls = plans[r].nsteps;
   }
-  return CLI_OK;
+  if (status == CLI_OK) status = transpose(cmd, p, plans);
+  for (int64_t r = 0; plans && r < P; r++) ob_plan_free(&plans[r]);
+  free(plans);
+  return status;
 }
 
 int model_plans_call(void *plans, int k, const ostio_extent **ext, size_t *n)
 {
   const model_plans *p = plans;
+  const size_t *f = p->first + (size_t)k * (size_t)p->nranks;
   for (int64_t r = 0; r < p->nranks; r++) {
-    int in = k < p->plans[r].nsteps;
-    ext[r] = in ? p->plans[r].steps[k].ext : NULL;
-    n[r] = in ? p->plans[r].steps[k].n : 0;
+    ext[r] = p->ext + f[r];
+    n[r] = f[r + 1] - f[r];
   }
   return 0;
 }
 
 void model_plans_free(model_plans *p)
 {
-  for (int64_t r = 0; p->plans && r < p->nranks; r++) ob_plan_free(&p->plans[r]);
-  free(p->plans);
+  free(p->ext);
+  free(p->first);
   *p = (model_plans){0};
 }
 
@@ -200,6 +252,10 @@ static int read_file_rec(const char *cmd, const ostio__json *root, const ostio__
                              "%lld, size %lld: a log container?); the model needs a striped file",
                              path, (long long)s->index, (long long)s->stripe_count,
                              (long long)s->stripe_size);
+  char what[512], msg[768];
+  snprintf(what, sizeof what, "--stats %s: files[%lld]: stripe size", path, (long long)s->index);
+  if (lustre_stripe_size(s->stripe_size, what, msg, sizeof msg) < 0)
+    return cli_runtime_error(cmd, "%s (the model takes Lustre's layouts)", msg);
   s->world_size = 1;
   if (job) get_int(&job->value, "world_size", &s->world_size);
   int64_t coll = counter(f, "coll_writes", "max"), indep = counter(f, "indep_writes", "max");

@@ -34,14 +34,24 @@ int model_pattern_opt(const char *cmd, model_pattern *p, int c, const char *arg)
 /* The pattern: the kind's defaults with the flags given on top. */
 void model_pattern_opts(const model_pattern *p, ob_pattern_opts *o);
 
+/* --stripe-size ARG: *size, or cli_usage_error's status when ARG is not a
+ * size Lustre's layout accepts (a multiple of 64 KiB from 64k to 4 GiB -
+ * 64 KiB: the layout code's rule and sentence, ostio__check_lustre_stripe_size).
+ * A --stats document's stripe size is held to the same rule. */
+int model_stripe_size_arg(const char *cmd, const char *arg, int64_t *size);
+
 /* "1m" -> 1048576 (k, m, g: powers of 1024); -1 when invalid. */
 int64_t model_size_arg(const char *s);
 
-/* Every rank's plan of a pattern. */
+/* Every rank's plan of a pattern, stored call by call: call k's extents of
+ * every rank in one block (a simulation reads them call by call, so they
+ * stream from memory instead of one small piece per rank). */
 typedef struct model_plans {
-  ob_plan *plans;
   int64_t nranks;
   int ncalls;               /* the most steps of any rank                       */
+  ostio_extent *ext;        /* every extent, call by call, rank by rank         */
+  size_t *first;            /* call k, rank r: ext[first[k*nranks + r] ..
+                             * first[k*nranks + r + 1]); ncalls*nranks + 1     */
 } model_plans;
 
 /* Builds the plans of o for P ranks: CLI_OK, or the status of a usage

@@ -132,6 +132,44 @@ class TestAdvise(CliTestCase):
             with self.subTest(args=args):
                 self.assert_fails(2, "advise", args, needles)
 
+    def test_stripe_size_as_a_lustre_layout_takes_it(self):
+        # Issue 27: src/layout's rule, the same sentence, at once (a 1-byte
+        # stripe took minutes and 2 GB).
+        s = system("theta")
+        big = ["--ranks", "1024", "-p", "strided", "-b", "64k", "-t", "4k", "-s", "64"]
+        for size, needles in (("1", ["--stripe-size 1:", "multiple of 64 KiB",
+                                     "nearest valid sizes: 64k (65536)"]),
+                              ("96k", ["--stripe-size 98304:", "64k (65536) or 128k (131072)"])):
+            self.assert_fails(2, "advise", ["--system", s, "--stripe-size", size] + big, needles,
+                              timeout=10)
+        d = self.json_of("advise", "--system", s, "--ranks", "16", "--stripe-size", "64k",
+                         "--json")
+        self.assertEqual(d["current"]["stripe_size"], 65536)
+        # A run's document with a layout Lustre would refuse: exit 1, named.
+        odd = json.loads(json.dumps(SHARED_EVEN))
+        odd["files"][0]["layout"]["stripe_size"] = 4096
+        self.assert_fails(1, "advise", ["--system", s, "--stats", self.write_json("odd.json", odd)],
+                          ["stripe size 4096", "multiple of 64 KiB"])
+
+    def test_progress(self):
+        # --progress: one line per simulation on stderr ("simulation N of at
+        # most M"), the JSON on stdout untouched; without it (stderr not a
+        # terminal) stderr stays empty.
+        args = ["advise", "--system", system("theta"), "--ranks", "64", "-p", "strided",
+                "-b", "64k", "-t", "4k", "-s", "4", "--json"]
+        r = self.ok(*(args + ["--progress"]))
+        d = json.loads(r.stdout)
+        self.check_doc(d)
+        lines = [l for l in r.stderr.replace("\r", "\n").splitlines() if l.strip()]
+        self.assertTrue(lines, r.stderr)
+        for l in lines:
+            self.assertRegex(l, r"^ostio advise: simulation \d+ of at most \d+")
+        self.assertIn("simulation %d of" % d["simulations"], lines[-1])
+        quiet = self.ok(*args)
+        self.assertEqual(quiet.stderr, "")
+        self.assertEqual(json.loads(quiet.stdout), d)
+        self.assertIn("--progress", self.ok("advise", "--help").stdout)
+
     def test_runtime_errors(self):
         self.assert_fails(1, "advise", ["--system", self.p("none.json")], ["none.json"])
         s = system("jaguar-xt3")

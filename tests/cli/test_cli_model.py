@@ -213,6 +213,22 @@ class TestModel(CliTestCase):
             f.write('{"ostio_system": 1, "name": "x", "nodes": -1}')
         self.assert_fails(1, "model", ["--system", "bad.json"], ["bad.json"])
 
+    def test_stripe_size_as_a_lustre_layout_takes_it(self):
+        # Issue 27: a stripe size a layout would refuse is refused here too,
+        # with the same sentence (src/layout's rule: a multiple of 64 KiB from
+        # 64k to 4 GiB - 64 KiB), at once (a 1-byte stripe took minutes).
+        sysf = self.system("theta")
+        big = ["--ranks", "1024", "-p", "strided", "-b", "64k", "-t", "4k", "-s", "64"]
+        for size, needles in (("1", ["--stripe-size 1:", "multiple of 64 KiB",
+                                     "nearest valid sizes: 64k (65536)"]),
+                              ("100k", ["--stripe-size 102400:",
+                                        "64k (65536) or 128k (131072)"]),
+                              ("4g", ["--stripe-size 4294967296:", "4194240k"])):
+            self.assert_fails(2, "model", ["--system", sysf, "--stripe-size", size] + big,
+                              needles, timeout=10)
+        r = self.ok("model", "--system", sysf, "--ranks", "8", "--stripe-size", "64k")
+        self.assertIn("stripe size 65536", r.stdout)
+
 
 if __name__ == "__main__":
     sys.exit(common.main())

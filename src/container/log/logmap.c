@@ -150,7 +150,11 @@ static int add_piece(ostio__logres *r, int64_t off, int64_t end, int64_t phys, s
   return 0;
 }
 
-/* The pieces of entry x that intersect [lo, hi), clipped. */
+/* The pieces of entry x that intersect [lo, hi), clipped. A good WRITE has
+ * at most its data log's size in pieces (its physical end is within the
+ * log); a lost one (lost != 0) may claim any count (a forged record, issue
+ * 27), so it stays one piece spanning its clipped logical extent, which
+ * lost_check walks arithmetically. */
 static int pieces_of(ostio__logres *r, const ostio__logent *x, size_t rank, int64_t lo,
                      int64_t hi)
 {
@@ -160,6 +164,10 @@ static int pieces_of(ostio__logres *r, const ostio__logent *x, size_t rank, int6
     return a < hi ? add_piece(r, a, hi, 0, rank, -1, NULL) : 0;
   }
   if (ostio__logrec_end(w) <= lo || w->lstart >= hi) return 0;
+  if (x->lost) { /* one piece over its clipped span: never count pieces (lost_check) */
+    int64_t a = w->lstart > lo ? w->lstart : lo, b = ostio__logrec_end(w);
+    return add_piece(r, a, b < hi ? b : hi, 0, rank, x->src, x);
+  }
   int64_t i0 = 0, i1 = 0;
   if (w->count > 1) {
     i0 = lo - w->lstart - w->length < 0 ? 0 : (lo - w->lstart - w->length) / w->lstride + 1;
@@ -223,6 +231,115 @@ static int emit(ostio__logres *r, int64_t off, int64_t len, int32_t src, int64_t
   return 0;
 }
 
+/* ---- lost records ------------------------------------------------------------------ */
+
+/* The next run of the union of the good pieces ranked above rank, taken from
+ * order[*u] on (good pieces by offset); 0 when there is none. */
+static int next_run(const piece *p, const size_t *order, size_t ng, size_t *u, size_t rank,
+                    int64_t *ra, int64_t *rb)
+{
+  while (*u < ng && p[order[*u]].rank <= rank) (*u)++;
+  if (*u == ng) return 0;
+  *ra = p[order[*u]].off;
+  *rb = p[order[*u]].end;
+  for ((*u)++; *u < ng; (*u)++) {
+    const piece *q = &p[order[*u]];
+    if (q->rank <= rank) continue;
+    if (q->off > *rb) break;
+    if (q->end > *rb) *rb = q->end;
+  }
+  return 1;
+}
+
+/* The first byte of lost piece l (a lost record's clipped span) that no good
+ * piece of a later key covers, i.e. where the lost record wins: 1 with
+ * [*at, *to) and the physical offset, else 0. Walks the record's pieces
+ * against the runs of that union, jumping over every piece a run covers:
+ * the work is the good pieces, never the record's count. */
+static int first_win(const piece *p, const size_t *order, size_t ng, const piece *l,
+                     int64_t *at, int64_t *to, int64_t *phys)
+{
+  const ostio__logrec *w = &l->lost->r;
+  int64_t i = 0, last = 0, ra = INT64_MAX, rb = INT64_MIN;
+  size_t u = 0;
+  if (w->count > 1) {
+    i = l->off - w->lstart - w->length < 0 ? 0 : (l->off - w->lstart - w->length) / w->lstride + 1;
+    last = (l->end - 1 - w->lstart) / w->lstride;
+    if (last > w->count - 1) last = w->count - 1;
+  }
+  while (i <= last) {
+    int64_t a = w->lstart + i * w->lstride, b = a + w->length;
+    int64_t ca = a > l->off ? a : l->off, cb = b < l->end ? b : l->end;
+    while (rb <= ca)
+      if (!next_run(p, order, ng, &u, l->rank, &ra, &rb)) ra = rb = INT64_MAX;
+    if (ra > ca || rb < cb) { /* uncovered from ca, or from the run's end */
+      *at = ra > ca ? ca : rb;
+      int64_t nra = ra, nrb = rb;
+      if (ra <= ca && !next_run(p, order, ng, &u, l->rank, &nra, &nrb)) nra = INT64_MAX;
+      *to = nra < cb ? nra : cb;
+      *phys = w->pstart + i * w->length + (*at - a);
+      return 1;
+    }
+    if (w->count == 1) break;
+    /* Covered: on to the first piece ending after the run. */
+    int64_t t = rb - w->length - w->lstart, j = t < 0 ? 0 : t / w->lstride + 1;
+    i = j > i ? j : i + 1;
+  }
+  return 0;
+}
+
+/* A read fails where a lost record wins a byte (docs/containers.md): lost
+ * data is an error, never zeros. The first such byte of the range is named
+ * (at the same byte, the later record). Then the lost pieces leave the list:
+ * they win nowhere. */
+static int lost_check(ostio__logres *r)
+{
+  piece *p = r->piece;
+  size_t np = r->npiece, ng = 0, nlost = 0;
+  for (size_t k = 0; k < np; k++) nlost += p[k].lost != NULL;
+  if (nlost == 0) return 0;
+  int rc = grow((void **)&r->cand, &r->capcand, np + 1, sizeof *r->cand);
+  if (rc < 0) return rc;
+  size_t *order = r->cand;
+  for (size_t k = 0; k < np; k++)
+    if (!p[k].lost) order[ng++] = k;
+  sort_p = p;
+  if (ng > 1) qsort(order, ng, sizeof *order, piece_cmp);
+  const piece *win = NULL;
+  int64_t wat = 0, wto = 0, wph = 0;
+  for (size_t k = 0; k < np; k++) {
+    int64_t at, to, ph;
+    if (!p[k].lost || !first_win(p, order, ng, &p[k], &at, &to, &ph)) continue;
+    if (!win || at < wat || (at == wat && p[k].rank > win->rank)) {
+      win = &p[k];
+      wat = at, wto = to, wph = ph;
+    }
+  }
+  if (win) {
+    const ostio__logrec *w = &win->lost->r;
+    if (win->lost->lost == 2) /* staged elsewhere (log_stage.h): may still arrive */
+      return ostio__fail(OSTIO_ESTAGED, "logical bytes [%lld, %lld) are staged on another "
+                         "node and not drained yet (writer %" PRIu32 ", session %" PRIu64
+                         "); `ostio stage status` says where, `ostio stage drain` on that "
+                         "node moves them", (long long)wat, (long long)wto, w->writer,
+                         w->seq >> 32);
+    return ostio__fail(OSTIO_EFORMAT, "logical bytes [%lld, %lld) are lost: their index "
+                       "record (writer %" PRIu32 ", session %" PRIu64 ": %lld piece%s of %lld "
+                       "byte%s from data-log byte %lld) places them at bytes [%lld, %lld) of "
+                       "data.%" PRIu64 ".%" PRIu32 ", which %s; `ostio container check` names "
+                       "the damage, `ostio container recover` drops the record (accepting the "
+                       "loss)", (long long)wat, (long long)wto, w->writer, w->seq >> 32,
+                       (long long)w->count, w->count == 1 ? "" : "s", (long long)w->length,
+                       w->length == 1 ? "" : "s", (long long)w->pstart, (long long)wph, (long long)(wph + (wto - wat)),
+                       w->seq >> 32, w->writer, win->src < 0 ? "does not exist" : "is shorter");
+  }
+  size_t j = 0;
+  for (size_t k = 0; k < np; k++)
+    if (!p[k].lost) p[j++] = p[k];
+  r->npiece = j;
+  return 0;
+}
+
 static int sweep(ostio__logres *r, int64_t lo, int64_t hi)
 {
   piece *p = r->piece;
@@ -242,24 +359,6 @@ static int sweep(ostio__logres *r, int64_t lo, int64_t hi)
     if (nh > 0) {
       const piece *t = &p[r->heap[0]];
       if (t->end < next) next = t->end;
-      if (t->lost) { /* lost data is an error, never zeros (docs/containers.md) */
-        const ostio__logrec *w = &t->lost->r;
-        int64_t ph = t->phys + (cur - t->off);
-        if (t->lost->lost == 2) /* staged elsewhere (log_stage.h): may still arrive */
-          return ostio__fail(OSTIO_ESTAGED, "logical bytes [%lld, %lld) are staged on another "
-                             "node and not drained yet (writer %" PRIu32 ", session %" PRIu64
-                             "); `ostio stage status` says where, `ostio stage drain` on that "
-                             "node moves them", (long long)cur, (long long)next, w->writer,
-                             w->seq >> 32);
-        return ostio__fail(OSTIO_EFORMAT, "logical bytes [%lld, %lld) are lost: their index "
-                           "record (writer %" PRIu32 ", session %" PRIu64 ") places them at "
-                           "bytes [%lld, %lld) of data.%" PRIu64 ".%" PRIu32 ", which %s; "
-                           "`ostio container check` names the damage, `ostio container "
-                           "recover` drops the record (accepting the loss)",
-                           (long long)cur, (long long)next, w->writer, w->seq >> 32,
-                           (long long)ph, (long long)(ph + (next - cur)), w->seq >> 32,
-                           w->writer, t->src < 0 ? "does not exist" : "is shorter");
-      }
       rc = emit(r, cur, next - cur, t->src, t->src < 0 ? 0 : t->phys + (cur - t->off));
     } else {
       rc = emit(r, cur, next - cur, -1, 0);
@@ -293,6 +392,7 @@ int ostio__logmap_resolve(ostio__logmap *m, const ostio__logent *extra, size_t n
   for (size_t k = m->nsorted; k < m->n && rc == 0; k++) rc = pieces_of(r, &m->e[k], k, off, hi);
   for (size_t k = 0; k < nextra && rc == 0; k++)
     rc = pieces_of(r, &extra[k], m->n + k, off, hi);
+  if (rc == 0) rc = lost_check(r);
   if (rc == 0) rc = sweep(r, off, hi);
   return rc;
 }

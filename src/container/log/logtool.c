@@ -323,9 +323,20 @@ int ostio__log_compact(const char *path, int64_t *nrecords)
   ostio__logload st = {0};
   char tmp[64];
   ostio__logmap_init(&map);
-  int rc = open_scanned(path, &d), fd = -1;
+  ostio__sizerec old = {0};
+  int rc = open_scanned(path, &d), fd = -1, trusted = 0;
   if (rc == 0) rc = ostio__log_refuse_staged(d);
+  /* A clean size record that matches the logs now is republished after the
+   * rename (index.compact is part of its fingerprint); an open, stale or
+   * missing one is left as it is: compact vouches for no size. */
+  if (rc == 0) trusted = ostio__sizerec_read(d->dirfd, path, &old) == 0 &&
+                         ostio__log_rec_trusted(d, &old);
+  if (rc == 0) ostio__clear_error();
   if (rc == 0) rc = ostio__log_load_all(d, &map, &st);
+  if (rc == 0 && st.past_data > 0) /* would be copied into index.compact as it is */
+    rc = ostio__fail(OSTIO_EFORMAT, "%s; compact copies every record as it is, so it refuses "
+                     "records whose data is missing: `ostio container check` names the damage, "
+                     "`ostio container recover` cuts it (accepting the loss)", st.first_problem);
   if (rc < 0) goto done;
   snprintf(tmp, sizeof tmp, ".%s.tmp.%ld", OSTIO__LOG_COMPACT, (long)getpid());
   fd = openat(d->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
@@ -360,6 +371,7 @@ int ostio__log_compact(const char *path, int64_t *nrecords)
                      tmp, strerror(errno));
   if (rc < 0) unlinkat(d->dirfd, tmp, 0);
   else fsync(d->dirfd);
+  if (rc == 0 && trusted) rc = ostio__log_publish_clean(d, NULL);
   if (rc == 0 && nrecords) *nrecords = (int64_t)map.n;
 done:
   if (fd >= 0) close(fd);
