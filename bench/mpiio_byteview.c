@@ -5,7 +5,7 @@
  * write, read (independent, the same view). The read phases check the bytes.
  * Prints the slowest rank's seconds per phase. Run the same binary with and
  * without LD_PRELOAD=libostio-mpiio.so (scripts/bench-mpiio-byteview.sh).
- *   mpiexec -n 2 ostio_bench_mpiio_byteview PATH [N [REPS]] */
+ *   mpiexec -n 2 ostio_bench_mpiio_byteview PATH [N [REPS [coll|indep]]] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +21,17 @@ int main(int argc, char **argv)
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
     if (rank == 0)
-      printf("usage: mpiexec -n P %s PATH [N [REPS]]\n"
+      printf("usage: mpiexec -n P %s PATH [N [REPS [coll|indep]]]\n"
              "Writes and reads N bytes per rank REPS times through a view of one-byte\n"
              "blocks interleaving the ranks (default N 1048576, REPS 4); prints the slowest\n"
-             "rank's seconds per phase (write_all, read_all, write, read).\n", argv[0]);
+             "rank's seconds per phase (write_all, read_all, write, read; coll or indep:\n"
+             "only the first two or the last two).\n", argv[0]);
     MPI_Finalize();
     return argc < 2;
   }
   long n = argc > 2 ? atol(argv[2]) : 1048576;
   int reps = argc > 3 ? atoi(argv[3]) : 4;
+  const char *only = argc > 4 ? argv[4] : "";
   if (n <= 0 || n > (1L << 30) || reps <= 0) {
     if (rank == 0) fprintf(stderr, "N must be 1..2^30 and REPS positive (got %ld, %d)\n", n, reps);
     MPI_Finalize();
@@ -52,6 +54,7 @@ int main(int argc, char **argv)
   long bad = 0;
   for (int ph = 0; ph < 4; ph++) {
     int wr = ph % 2 == 0, coll = ph < 2;
+    if ((!strcmp(only, "coll") && !coll) || (!strcmp(only, "indep") && coll)) continue;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int k = 0; k < reps; k++) {
@@ -63,7 +66,7 @@ int main(int argc, char **argv)
       if (wr && !coll) MPI_File_write_at(fh, 0, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE);
       if (!wr && coll) MPI_File_read_at_all(fh, 0, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE);
       if (!wr && !coll) MPI_File_read_at(fh, 0, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE);
-      if (!wr) /* the last write phase wrote with rep reps - 1 */
+      if (!wr) /* the write phase before this one ended with rep reps - 1 */
         for (long i = 0; i < n; i++) bad += buf[i] != pat(rank, i, reps - 1 + ph - 1);
       if (!wr || !coll) MPI_Barrier(MPI_COMM_WORLD); /* a read sees every rank's write */
     }
