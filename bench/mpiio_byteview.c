@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned char pat(int rank, long i, int rep) { return (unsigned char)(rank * 31 + i * 7 + rep); }
+static unsigned char pat(int rank, long i, int rep)
+{
+  return (unsigned char)(rank * 31 + i * 7 + rep);
+}
 
 int main(int argc, char **argv)
 {

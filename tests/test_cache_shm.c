@@ -45,7 +45,10 @@ static int open_file(const char *name, int64_t cache_size, ostio_file **fh)
   return rc;
 }
 
-static unsigned char pat(int f, int64_t off) { return (unsigned char)(f * 37 + off * 7 + off / 251); }
+static unsigned char pat(int f, int64_t off)
+{
+  return (unsigned char)(f * 37 + off * 7 + off / 251);
+}
 
 /* Writes n pages of file f through fh, a page per call (under the cache's
  * bypass bound, so every page goes into a slot), ranks taking turns. */

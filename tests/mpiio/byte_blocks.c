@@ -15,7 +15,10 @@
 #define N 6000 /* bytes per rank in the vector views */
 #define X 20000 /* file bytes of the indexed view */
 
-static int own(long b) { return (int)(((unsigned long)b * 2654435761u >> 7) % 3 + b / 3) % mu_nprocs; }
+static int own(long b)
+{
+    return (int)(((unsigned long)b * 2654435761u >> 7) % 3 + b / 3) % mu_nprocs;
+}
 
 static void vector_view(const char *path, int coll)
 {
