@@ -53,22 +53,69 @@ static int note(run_state *st, int rc)
   return rc;
 }
 
-/* Adds one nonblocking transfer of segs (positions relative to base). */
+/* The MPI datatype of n blocks (length blen[i] at disp[i], in stream
+ * order, already merged where they touch): the fewest-entry form MPI has,
+ * so a view of one-byte blocks costs one vector, not one entry per byte.
+ * *count and *base_off give the count of *t to send from base + *base_off;
+ * *t is MPI_BYTE (nothing to free) for a single block. */
+static int make_type(int n, const int *blen, const MPI_Aint *disp, MPI_Datatype *t,
+                     int *count, MPI_Aint *base_off)
+{
+  *base_off = 0;
+  *count = 1;
+  if (n == 1) {
+    *t = MPI_BYTE;
+    *count = blen[0];
+    *base_off = disp[0];
+    return MPI_SUCCESS;
+  }
+  int same_len = 1, same_stride = 1;
+  MPI_Aint stride = disp[1] - disp[0];
+  for (int i = 1; i < n && (same_len || same_stride); i++) {
+    same_len = same_len && blen[i] == blen[0];
+    same_stride = same_stride && disp[i] - disp[i - 1] == stride;
+  }
+  int e;
+  if (same_len && same_stride) {
+    *base_off = disp[0];
+    e = MPI_Type_create_hvector(n, blen[0], stride, MPI_BYTE, t);
+  } else if (same_len) {
+    e = MPI_Type_create_hindexed_block(n, blen[0], disp, MPI_BYTE, t);
+  } else {
+    e = MPI_Type_create_hindexed(n, blen, disp, MPI_BYTE, t);
+  }
+  if (e == MPI_SUCCESS) e = MPI_Type_commit(t);
+  return e;
+}
+
+/* Adds one nonblocking transfer of segs (positions relative to base). The
+ * byte stream is the segments' bytes in order, so segments that touch in
+ * memory are one block, whatever their file offsets. */
 static int post_one(run_state *st, slot *sl, char *base, const ostio__seg *segs, size_t n,
                     int peer, int send)
 {
   MPI_Datatype t;
+  int nb = 0;
   for (size_t i = 0; i < n; i++) {
-    st->blen[i] = (int)segs[i].len;
-    st->disp[i] = (MPI_Aint)segs[i].pos;
+    if (nb > 0 && st->disp[nb - 1] + st->blen[nb - 1] == (MPI_Aint)segs[i].pos &&
+        st->blen[nb - 1] <= INT32_MAX - segs[i].len) {
+      st->blen[nb - 1] += (int)segs[i].len;
+      continue;
+    }
+    st->blen[nb] = (int)segs[i].len;
+    st->disp[nb++] = (MPI_Aint)segs[i].pos;
   }
-  if (MPI_Type_create_hindexed((int)n, st->blen, st->disp, MPI_BYTE, &t) != MPI_SUCCESS ||
-      MPI_Type_commit(&t) != MPI_SUCCESS)
-    return note(st, ostio__fail(OSTIO_EMPI, "collective: MPI_Type_create_hindexed failed"));
-  sl->types[sl->ntypes++] = t;
+  int count;
+  MPI_Aint at;
+  if (nb == 0) return 0;
+  if (make_type(nb, st->blen, st->disp, &t, &count, &at) != MPI_SUCCESS)
+    return note(st, ostio__fail(OSTIO_EMPI, "collective: building the datatype of %d blocks "
+                                "failed", nb));
+  if (t != MPI_BYTE) sl->types[sl->ntypes++] = t;
   MPI_Request *r = &sl->req[sl->nreq++];
   MPI_Comm comm = st->x->ctx->comm;
-  int e = send ? MPI_Isend(base, 1, t, peer, TAG, comm, r) : MPI_Irecv(base, 1, t, peer, TAG, comm, r);
+  int e = send ? MPI_Isend(base + at, count, t, peer, TAG, comm, r)
+               : MPI_Irecv(base + at, count, t, peer, TAG, comm, r);
   if (e != MPI_SUCCESS) {
     sl->nreq--;
     return note(st, ostio__fail(OSTIO_EMPI, "collective: MPI_I%s to rank %d failed",
@@ -89,8 +136,14 @@ static void copy_self(run_state *st, const slot *sl, const ostio__seg *as, size_
   while (i < na && j < sl->nself) {
     int64_t n = as[i].len - di < ss[j].len - dj ? as[i].len - di : ss[j].len - dj;
     char *r = rbuf + as[i].pos + di, *u = st->x->ubuf + ss[j].pos + dj;
-    if (st->x->is_write) memcpy(r, u, (size_t)n);
-    else memcpy(u, r, (size_t)n);
+    if (n == 1) { /* a view of one-byte blocks: no call per byte */
+      if (st->x->is_write) *r = *u;
+      else *u = *r;
+    } else if (st->x->is_write) {
+      memcpy(r, u, (size_t)n);
+    } else {
+      memcpy(u, r, (size_t)n);
+    }
     if ((di += n) == as[i].len) i++, di = 0;
     if ((dj += n) == ss[j].len) j++, dj = 0;
   }
