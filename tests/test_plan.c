@@ -93,6 +93,11 @@ static const ostio__domain_rule *const rules[] = {&ostio__domain_even, &ostio__d
                                                  &ostio__domain_ost};
 
 /* One simulated call: nsrc sources, naggr aggregators, round size cap. */
+/* Handle scratch as the engine uses it (plan_*_in), shared by every call of
+ * the run so it starts empty, grows within a call and across calls, and is
+ * reused with stale contents. */
+static ostio__scratch mem_ext, mem_sp, mem_merge;
+
 static void simulate(tu_rng *r, const ostio_layout *l, const ostio__domain_rule *rule, int nsrc,
                      int naggr, int co, int64_t cap)
 {
@@ -113,6 +118,12 @@ static void simulate(tu_rng *r, const ostio_layout *l, const ostio__domain_rule 
       if (x[s][i].offset % 1000 + x[s][i].length > 1000) x[s][i].length = 1000 - x[s][i].offset % 1000;
     }
     CHECK(ostio__plan_local(x[s], nx[s], &e[s], &ne[s], &bytes[s], &l0, &h0) == 0);
+    ostio__ext *ei;
+    size_t nei;
+    int64_t bi, li, hi_;
+    CHECK(ostio__plan_local_in(&mem_ext, x[s], nx[s], &ei, &nei, &bi, &li, &hi_) == 0);
+    CHECKF(nei == ne[s] && bi == bytes[s] && (!nei || (li == l0 && hi_ == h0 &&
+           !memcmp(ei, e[s], nei * sizeof *ei))), "plan_local_in differs from plan_local");
     if (ne[s]) {
       lo = l0 < lo ? l0 : lo;
       hi = h0 > hi ? h0 : hi;
@@ -123,7 +134,14 @@ static void simulate(tu_rng *r, const ostio_layout *l, const ostio__domain_rule 
   if (!CHECK(ostio__domains_init(&d, rule, l, lo, hi, naggr, co) == 0)) return;
   ostio__xpiece *sp[8];
   size_t nsp[8];
-  for (int s = 0; s < nsrc; s++) CHECK(ostio__plan_split(e[s], ne[s], &d, &sp[s], &nsp[s]) == 0);
+  for (int s = 0; s < nsrc; s++) {
+    CHECK(ostio__plan_split(e[s], ne[s], &d, &sp[s], &nsp[s]) == 0);
+    ostio__xpiece *pi;
+    size_t npi;
+    CHECK(ostio__plan_split_in(&mem_sp, e[s], ne[s], &d, &pi, &npi) == 0);
+    CHECKF(npi == nsp[s] && (!npi || !memcmp(pi, sp[s], npi * sizeof *pi)),
+           "plan_split_in differs from plan_split (%zu and %zu pieces)", npi, nsp[s]);
+  }
   for (int a = 0; a < naggr; a++) {
     /* Gather what every source sends to a (as the Alltoallv would). */
     size_t nap = 0;
@@ -143,7 +161,12 @@ static void simulate(tu_rng *r, const ostio_layout *l, const ostio__domain_rule 
                  (long long)ap[k].len, a);
           k++;
         }
+    ostio__xpiece *ap2 = malloc((nap + 1) * sizeof *ap2);
+    memcpy(ap2, ap, nap * sizeof *ap);
     CHECK(ostio__plan_sort(ap, nap) == 0);
+    CHECK(ostio__plan_sort_in(&mem_merge, ap2, nap) == 0);
+    CHECKF(!nap || !memcmp(ap, ap2, nap * sizeof *ap), "plan_sort_in differs from plan_sort");
+    free(ap2);
     int64_t *sched;
     int nr;
     CHECK(ostio__plan_rounds(ap, nap, cap, nsrc, &sched, &nr) == 0);
@@ -233,5 +256,8 @@ int main(void)
     ostio__layout_destroy(big);
     if (tu_failed) break;
   }
+  ostio__scratch_free(&mem_ext);
+  ostio__scratch_free(&mem_sp);
+  ostio__scratch_free(&mem_merge);
   return TEST_DONE();
 }

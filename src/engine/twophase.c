@@ -24,7 +24,8 @@
 
 /* One call's state: arrays from the handle's scratch (engine_impl.h: the
  * ones sized by the ranks, and the ones sized by the call, which it keeps
- * between calls) plus the plan's own (sp, sched: plan.h, freed here). */
+ * between calls, sp and the merge buffer among them) plus the plan's own
+ * (sched: plan.h, freed here). */
 typedef struct tp {
   const ostio__engine_ctx *x;
   int is_write, check_only;
@@ -77,7 +78,6 @@ static void tp_init(tp *m, const ostio__engine_ctx *x)
 
 static void tp_free(tp *m)
 {
-  free(m->sp);
   free(m->sched);
 }
 
@@ -122,7 +122,7 @@ static int split_pieces(tp *m)
 {
   const int P = m->x->nprocs;
   m->t0 = ostio__now();
-  int rc = ostio__plan_split(m->e, m->ne, &m->d, &m->sp, &m->nsp);
+  int rc = ostio__plan_split_in(&m->x->scratch->sp, m->e, m->ne, &m->d, &m->sp, &m->nsp);
   if (rc == 0) {
     for (size_t i = 0; i < m->nsp; i++) m->sp_start[m->sp[i].peer + 1]++;
     for (int a = 0; a < m->naggr; a++) m->sp_start[a + 1] += m->sp_start[a];
@@ -211,7 +211,7 @@ static int plan_rounds(tp *m, int rc)
         *p = (ostio__xpiece){.off = m->rbuf[2 * k], .len = m->rbuf[2 * k + 1], .peer = src};
         if (rc == 0) rc = ostio__plan_key(&m->d, p->off, &p->major, &p->minor);
       }
-    if (rc == 0) rc = ostio__plan_sort(m->ap, m->nap);
+    if (rc == 0) rc = ostio__plan_sort_in(&x->scratch->merge, m->ap, m->nap);
     if (rc == 0 && !m->check_only)
       rc = ostio__plan_rounds(m->ap, m->nap, m->cap, P, &m->sched, &m->my_rounds);
   }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/scratch.h"
 
 static int ext_cmp(const void *a, const void *b)
 {
@@ -12,8 +13,28 @@ static int ext_cmp(const void *a, const void *b)
   return (x->off > y->off) - (x->off < y->off);
 }
 
+/* Room for n elements: from mem when given (kept by the caller), else
+ * malloc'ed (the caller frees it). */
+static void *room(ostio__scratch *mem, size_t n, size_t size)
+{
+  if (mem) return ostio__scratch_get(mem, n, size);
+  return n > SIZE_MAX / size ? NULL : malloc(n * size);
+}
+
+static void unroom(ostio__scratch *mem, void *p)
+{
+  if (!mem) free(p);
+}
+
 int ostio__plan_local(const ostio_extent *ext, size_t n, ostio__ext **out, size_t *nout,
                       int64_t *bytes, int64_t *lo, int64_t *hi)
+{
+  return ostio__plan_local_in(NULL, ext, n, out, nout, bytes, lo, hi);
+}
+
+int ostio__plan_local_in(ostio__scratch *mem, const ostio_extent *ext, size_t n,
+                         ostio__ext **out, size_t *nout, int64_t *bytes, int64_t *lo,
+                         int64_t *hi)
 {
   *out = NULL;
   *nout = 0;
@@ -37,7 +58,7 @@ int ostio__plan_local(const ostio_extent *ext, size_t n, ostio__ext **out, size_
   }
   *bytes = pos;
   if (m == 0) return 0;
-  ostio__ext *e = malloc(m * sizeof *e);
+  ostio__ext *e = room(mem, m, sizeof *e);
   if (!e) return ostio__fail(OSTIO_ENOMEM, "extents: no memory to sort %zu extents", m);
   pos = 0;
   m = 0;
@@ -56,7 +77,7 @@ int ostio__plan_local(const ostio_extent *ext, size_t n, ostio__ext **out, size_
                            "overlap; extents of one call must not share bytes",
                            (long long)e[i - 1].off, (long long)(e[i - 1].off + e[i - 1].len),
                            (long long)e[i].off, (long long)(e[i].off + e[i].len));
-      free(e);
+      unroom(mem, e);
       return rc;
     }
   }
@@ -83,10 +104,26 @@ static int piece_cmp(const void *a, const void *b)
 int ostio__plan_split(const ostio__ext *e, size_t n, const ostio__domains *d,
                       ostio__xpiece **out, size_t *np)
 {
+  return ostio__plan_split_in(NULL, e, n, d, out, np);
+}
+
+/* p grown to cap elements keeping the first m (mem or realloc); NULL and
+ * the old p freed when memory is short. */
+static ostio__xpiece *grow_pieces(ostio__scratch *mem, ostio__xpiece *p, size_t m, size_t cap)
+{
+  if (mem) return ostio__scratch_grow(mem, cap, sizeof *p, m * sizeof *p);
+  ostio__xpiece *q = cap > SIZE_MAX / sizeof *p ? NULL : realloc(p, cap * sizeof *p);
+  if (!q) free(p);
+  return q;
+}
+
+int ostio__plan_split_in(ostio__scratch *mem, const ostio__ext *e, size_t n,
+                         const ostio__domains *d, ostio__xpiece **out, size_t *np)
+{
   *out = NULL;
   *np = 0;
   size_t cap = n + 16, m = 0;
-  ostio__xpiece *p = n ? malloc(cap * sizeof *p) : NULL;
+  ostio__xpiece *p = n ? room(mem, cap, sizeof *p) : NULL;
   if (n && !p) return ostio__fail(OSTIO_ENOMEM, "plan: no memory for %zu pieces", cap);
   int sorted = 1;
   for (size_t i = 0; i < n; i++) {
@@ -95,25 +132,21 @@ int ostio__plan_split(const ostio__ext *e, size_t n, const ostio__domains *d,
       int64_t run_end;
       int a = ostio__domain_owner(d, off, &run_end);
       if (a < 0) {
-        free(p);
+        unroom(mem, p);
         return a;
       }
       if (run_end > end) run_end = end;
       if (m == cap) {
         cap *= 2;
-        ostio__xpiece *q = realloc(p, cap * sizeof *p);
-        if (!q) {
-          free(p);
+        if (!(p = grow_pieces(mem, p, m, cap)))
           return ostio__fail(OSTIO_ENOMEM, "plan: no memory for %zu pieces", cap);
-        }
-        p = q;
       }
       ostio__xpiece *x = &p[m++];
       *x = (ostio__xpiece){.off = off, .len = run_end - off, .pos = e[i].pos + (off - e[i].off),
                            .peer = a};
       int rc = ostio__plan_key(d, off, &x->major, &x->minor);
       if (rc < 0) {
-        free(p);
+        unroom(mem, p);
         return rc;
       }
       if (m > 1 && piece_cmp(&p[m - 2], x) > 0) sorted = 0;
@@ -149,27 +182,24 @@ static void merge(ostio__xpiece *p, ostio__xpiece *tmp, size_t lo, size_t mid, s
  * n log(runs), where qsort cost n log n comparisons through a function
  * pointer (two thirds of a write_all of one-byte blocks at np 2). Many runs
  * (not this engine's input): qsort. 0, or OSTIO_ENOMEM for the merge buffer. */
-static int sort_runs(ostio__xpiece *p, size_t n)
+#define MAX_RUNS 64
+
+static int sort_runs(ostio__scratch *mem, ostio__xpiece *p, size_t n)
 {
-  size_t runs = 1;
-  for (size_t i = 1; i < n; i++) runs += key_cmp(&p[i - 1], &p[i]) > 0;
-  if (runs == 1) return 0;
-  if (runs > 64) {
-    qsort(p, n, sizeof *p, key_cmp);
-    return 0;
-  }
-  size_t *start = malloc((runs + 1) * sizeof *start);
-  ostio__xpiece *tmp = malloc(n * sizeof *tmp);
-  if (!start || !tmp) {
-    free(start);
-    free(tmp);
-    return ostio__fail(OSTIO_ENOMEM, "plan: no memory to merge %zu pieces", n);
-  }
-  size_t r = 0;
+  size_t start[MAX_RUNS + 2], r = 0;
   start[r++] = 0;
-  for (size_t i = 1; i < n; i++)
-    if (key_cmp(&p[i - 1], &p[i]) > 0) start[r++] = i;
+  for (size_t i = 1; i < n; i++) {
+    if (key_cmp(&p[i - 1], &p[i]) <= 0) continue;
+    if (r == MAX_RUNS) { /* many runs: not this engine's input */
+      qsort(p, n, sizeof *p, key_cmp);
+      return 0;
+    }
+    start[r++] = i;
+  }
+  if (r == 1) return 0;
   start[r] = n;
+  ostio__xpiece *tmp = room(mem, n, sizeof *tmp);
+  if (!tmp) return ostio__fail(OSTIO_ENOMEM, "plan: no memory to merge %zu pieces", n);
   /* Bottom-up: merge neighbouring runs pairwise until one is left. */
   while (r > 1) {
     size_t w = 0;
@@ -180,14 +210,18 @@ static int sort_runs(ostio__xpiece *p, size_t n)
     start[w] = n;
     r = w;
   }
-  free(start);
-  free(tmp);
+  unroom(mem, tmp);
   return 0;
 }
 
 int ostio__plan_sort(ostio__xpiece *p, size_t n)
 {
-  int rc = sort_runs(p, n);
+  return ostio__plan_sort_in(NULL, p, n);
+}
+
+int ostio__plan_sort_in(ostio__scratch *mem, ostio__xpiece *p, size_t n)
+{
+  int rc = sort_runs(mem, p, n);
   if (rc < 0) return rc;
   for (size_t i = 1; i < n; i++) {
     const ostio__xpiece *a = &p[i - 1], *b = &p[i];
