@@ -166,6 +166,21 @@ static void simulate(tu_rng *r, const ostio_layout *l, const ostio__domain_rule 
     CHECK(ostio__plan_sort(ap, nap) == 0);
     CHECK(ostio__plan_sort_in(&mem_merge, ap2, nap) == 0);
     CHECKF(!nap || !memcmp(ap, ap2, nap * sizeof *ap), "plan_sort_in differs from plan_sort");
+    /* plan_sort_into from the unsorted pieces (in ap3) into ap2. */
+    ostio__xpiece *ap3 = malloc((nap + 1) * sizeof *ap3);
+    k = 0;
+    for (int s = 0; s < nsrc; s++)
+      for (size_t i = 0; i < nsp[s]; i++)
+        if (sp[s][i].peer == a) {
+          ap3[k] = (ostio__xpiece){.off = sp[s][i].off, .len = sp[s][i].len, .peer = s};
+          CHECK(ostio__plan_key(&d, ap3[k].off, &ap3[k].major, &ap3[k].minor) == 0);
+          k++;
+        }
+    memset(ap2, 0xab, (nap + 1) * sizeof *ap2);
+    CHECK(ostio__plan_sort_into(ap3, nap, ap2) == 0);
+    CHECKF(!nap || !memcmp(ap, ap2, nap * sizeof *ap), "plan_sort_into differs from plan_sort "
+           "(%zu pieces from %d sources)", nap, nsrc);
+    free(ap3);
     free(ap2);
     int64_t *sched;
     int nr;

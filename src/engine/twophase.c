@@ -201,17 +201,20 @@ static int plan_rounds(tp *m, int rc)
   m->cap = x->hints->cb_buffer_size / nbuf;
   if (m->cap < 1) m->cap = 1;
   m->nap = (size_t)(m->nrecv / 2);
-  if (rc == 0 && m->nap && !(m->ap = ostio__scratch_get(&x->scratch->ap, m->nap, sizeof *m->ap)))
+  ostio__xpiece *in = NULL; /* the pieces by source, sorted into ap */
+  if (rc == 0 && m->nap &&
+      (!(m->ap = ostio__scratch_get(&x->scratch->ap, m->nap, sizeof *m->ap)) ||
+       !(in = ostio__scratch_get(&x->scratch->merge, m->nap, sizeof *in))))
     rc = ostio__fail(OSTIO_ENOMEM, "collective: no memory for %zu pieces", m->nap);
   if (rc == 0 && m->nap) {
     size_t k = 0;
     for (int src = 0; src < P; src++)
       for (int j = 0; j < m->rcount[src] / 2; j++, k++) {
-        ostio__xpiece *p = &m->ap[k];
+        ostio__xpiece *p = &in[k];
         *p = (ostio__xpiece){.off = m->rbuf[2 * k], .len = m->rbuf[2 * k + 1], .peer = src};
         if (rc == 0) rc = ostio__plan_key(&m->d, p->off, &p->major, &p->minor);
       }
-    if (rc == 0) rc = ostio__plan_sort_in(&x->scratch->merge, m->ap, m->nap);
+    if (rc == 0) rc = ostio__plan_sort_into(in, m->nap, m->ap);
     if (rc == 0 && !m->check_only)
       rc = ostio__plan_rounds(m->ap, m->nap, m->cap, P, &m->sched, &m->my_rounds);
   }

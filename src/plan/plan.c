@@ -214,15 +214,9 @@ static int sort_runs(ostio__scratch *mem, ostio__xpiece *p, size_t n)
   return 0;
 }
 
-int ostio__plan_sort(ostio__xpiece *p, size_t n)
+/* The overlap check of sorted pieces (plan.h, ostio__plan_sort). */
+static int overlaps(const ostio__xpiece *p, size_t n)
 {
-  return ostio__plan_sort_in(NULL, p, n);
-}
-
-int ostio__plan_sort_in(ostio__scratch *mem, ostio__xpiece *p, size_t n)
-{
-  int rc = sort_runs(mem, p, n);
-  if (rc < 0) return rc;
   for (size_t i = 1; i < n; i++) {
     const ostio__xpiece *a = &p[i - 1], *b = &p[i];
     if (a->major == b->major && a->minor + a->len > b->minor)
@@ -232,6 +226,59 @@ int ostio__plan_sort_in(ostio__scratch *mem, ostio__xpiece *p, size_t n)
                          (long long)b->off, (long long)(b->off + b->len));
   }
   return 0;
+}
+
+/* Merges the sorted a[0, na) and b[0, nb) into out. */
+static void merge_to(const ostio__xpiece *a, size_t na, const ostio__xpiece *b, size_t nb,
+                     ostio__xpiece *out)
+{
+  size_t i = 0, j = 0, k = 0;
+  while (i < na && j < nb) out[k++] = key_cmp(&b[j], &a[i]) < 0 ? b[j++] : a[i++];
+  if (i < na) memcpy(out + k, a + i, (na - i) * sizeof *a);
+  if (j < nb) memcpy(out + k, b + j, (nb - j) * sizeof *b);
+}
+
+int ostio__plan_sort_into(ostio__xpiece *src, size_t n, ostio__xpiece *dst)
+{
+  size_t start[MAX_RUNS + 2], r = 0;
+  start[r++] = 0;
+  for (size_t i = 1; i < n && r <= MAX_RUNS; i++)
+    if (key_cmp(&src[i - 1], &src[i]) > 0) start[r++] = i;
+  if (r > MAX_RUNS) { /* many runs: not this engine's input */
+    memcpy(dst, src, n * sizeof *src);
+    qsort(dst, n, sizeof *dst, key_cmp);
+    return overlaps(dst, n);
+  }
+  start[r] = n;
+  /* Bottom-up, each level from one array into the other, so no level
+   * copies back; the result lands in dst (one copy when it ends in src). */
+  ostio__xpiece *from = src, *to = dst;
+  while (r > 1) {
+    size_t w = 0;
+    for (size_t k = 0; k < r; k += 2) {
+      size_t lo = start[k], mid = start[k + 1], hi = k + 1 < r ? start[k + 2] : mid;
+      merge_to(from + lo, mid - lo, from + mid, hi - mid, to + lo);
+      start[w++] = lo;
+    }
+    start[w] = n;
+    r = w;
+    ostio__xpiece *t = from;
+    from = to;
+    to = t;
+  }
+  if (from != dst && n) memcpy(dst, from, n * sizeof *dst);
+  return overlaps(dst, n);
+}
+
+int ostio__plan_sort(ostio__xpiece *p, size_t n)
+{
+  return ostio__plan_sort_in(NULL, p, n);
+}
+
+int ostio__plan_sort_in(ostio__scratch *mem, ostio__xpiece *p, size_t n)
+{
+  int rc = sort_runs(mem, p, n);
+  return rc < 0 ? rc : overlaps(p, n);
 }
 
 int ostio__plan_rounds(const ostio__xpiece *p, size_t n, int64_t cap, int nsrc,

@@ -70,6 +70,10 @@ int ostio__plan_split_in(ostio__scratch *mem, const ostio__ext *e, size_t n,
 int ostio__plan_sort(ostio__xpiece *p, size_t n);
 /* mem: the merge buffer (n pieces when the input has several runs). */
 int ostio__plan_sort_in(ostio__scratch *mem, ostio__xpiece *p, size_t n);
+/* The same result, sorted from src into dst (n pieces each, not
+ * overlapping; src is clobbered): the merge levels alternate between the
+ * two arrays, so no level copies back. */
+int ostio__plan_sort_into(ostio__xpiece *src, size_t n, ostio__xpiece *dst);
 
 /* Cuts the sorted pieces' bytes into rounds of at most cap bytes. *nrounds
  * receives the count (0 when there are no bytes); *sched (malloc'ed,
