@@ -339,8 +339,9 @@ static int setup(run_state *st, const ostio__xfer *x)
   int ok = st->scur && st->tmp && st->blen && st->disp && st->start && st->fill;
   int nslots = x->pipeline ? 2 : 1;
   if (x->myagg >= 0 && x->my_rounds > 0) {
-    int64_t total = 0;
-    for (size_t i = 0; i < x->nap; i++) total += x->ap[i].len;
+    int64_t total = 0; /* my bytes as an aggregator: the schedule's sum */
+    for (size_t i = 0; i < (size_t)x->my_rounds * (size_t)st->nprocs; i++)
+      total += x->agg_sched[i];
     size_t bsize = (size_t)(total < x->cap ? total : x->cap);
     st->reqs = ostio__scratch_get(&m->reqs, st->seg_room, sizeof *st->reqs);
     ok = ok && st->reqs;

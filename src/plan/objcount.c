@@ -32,7 +32,7 @@ int ostio__count_objects(const ostio_layout *l, const ostio__range *r, size_t n,
   /* Ranges that touch are walked as one: the same objects, one walk (an
    * aggregator's pieces of a view of one-byte blocks are one run in the
    * file however many ranks they came from). */
-  for (size_t i = 0; i < n;) {
+  for (size_t i = 0; i < n && *objects < base[l->ncomp];) { /* all seen: no more to find */
     const ostio__range *x = (const ostio__range *)((const char *)r + i * stride);
     int64_t off = x->off, end = x->off + x->len;
     for (i++; i < n; i++) {
