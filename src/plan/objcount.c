@@ -35,7 +35,7 @@ int ostio__count_objects(const ostio_layout *l, const ostio__range *r, size_t n,
   for (size_t i = 0; i < n && *objects < base[l->ncomp];) { /* all seen: no more to find */
     const ostio__range *x = (const ostio__range *)((const char *)r + i * stride);
     int64_t off = x->off, end = x->off + x->len;
-    for (i++; i < n; i++) {
+    for (i++; i < n && base[l->ncomp] > 1; i++) { /* one object: any range finds it */
       const ostio__range *y = (const ostio__range *)((const char *)r + i * stride);
       if (y->off != end || y->len > INT64_MAX - end) break;
       end += y->len;
