@@ -247,6 +247,26 @@ static void overlap_across_sources(void)
     ostio__plan_key(&d, p[1].off, &p[1].major, &p[1].minor);
     CHECK(ostio__plan_sort(p, 2) == 0);
   }
+  /* plan_sort_into checks while it merges: runs from three sources, the
+   * overlap inside the merged order, at its end, in a run's tail, or none. */
+  CHECK(ostio__domains_init(&d, rules[0], l, 0, 200, 1, 1) == 0);
+  const int64_t cases[][6] = {/* (off, len) of sources 0 | 1 | 2; -1: no overlap */
+                              {10, 5, 14, 3, 30, 2}, {10, 5, 20, 3, 21, 1},
+                              {10, 5, 50, 10, 55, 2}, {10, 5, 20, 3, 30, 2}};
+  for (int c = 0; c < 4; c++) {
+    ostio__xpiece in[4], out[4];
+    for (int s = 0; s < 3; s++) {
+      in[s] = (ostio__xpiece){.off = cases[c][2 * s], .len = cases[c][2 * s + 1], .peer = s};
+      ostio__plan_key(&d, in[s].off, &in[s].major, &in[s].minor);
+    }
+    /* source 0 also sends a piece after the others (a two-piece run) */
+    memmove(&in[2], &in[1], 2 * sizeof *in);
+    in[1] = (ostio__xpiece){.off = 100, .len = 4, .peer = 0};
+    ostio__plan_key(&d, 100, &in[1].major, &in[1].minor);
+    int rc = ostio__plan_sort_into(in, 4, out);
+    CHECKF(rc == (c < 3 ? OSTIO_EOVERLAP : 0), "plan_sort_into case %d: %d", c, rc);
+    if (c == 3) CHECK(out[0].off == 10 && out[1].off == 20 && out[2].off == 30 && out[3].off == 100);
+  }
   ostio__layout_destroy(l);
 }
 

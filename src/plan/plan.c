@@ -228,14 +228,29 @@ static int overlaps(const ostio__xpiece *p, size_t n)
   return 0;
 }
 
-/* Merges the sorted a[0, na) and b[0, nb) into out. */
-static void merge_to(const ostio__xpiece *a, size_t na, const ostio__xpiece *b, size_t nb,
-                     ostio__xpiece *out)
+static int touch(const ostio__xpiece *a, const ostio__xpiece *b)
+{
+  return a->major == b->major && a->minor + a->len > b->minor;
+}
+
+/* Merges the sorted a[0, na) and b[0, nb) into out; with check, returns 1
+ * when two neighbours of the output share a byte (the overlap check done
+ * as the last level writes, not as a pass of its own). */
+static int merge_to(const ostio__xpiece *a, size_t na, const ostio__xpiece *b, size_t nb,
+                    ostio__xpiece *out, int check)
 {
   size_t i = 0, j = 0, k = 0;
-  while (i < na && j < nb) out[k++] = key_cmp(&b[j], &a[i]) < 0 ? b[j++] : a[i++];
+  int bad = 0;
+  while (i < na && j < nb) {
+    out[k] = key_cmp(&b[j], &a[i]) < 0 ? b[j++] : a[i++];
+    if (check && k > 0) bad |= touch(&out[k - 1], &out[k]);
+    k++;
+  }
+  size_t t = k;
   if (i < na) memcpy(out + k, a + i, (na - i) * sizeof *a);
   if (j < nb) memcpy(out + k, b + j, (nb - j) * sizeof *b);
+  for (size_t q = t ? t : 1; check && !bad && q < na + nb; q++) bad = touch(&out[q - 1], &out[q]);
+  return bad;
 }
 
 int ostio__plan_sort_into(ostio__xpiece *src, size_t n, ostio__xpiece *dst)
@@ -253,11 +268,12 @@ int ostio__plan_sort_into(ostio__xpiece *src, size_t n, ostio__xpiece *dst)
   /* Bottom-up, each level from one array into the other, so no level
    * copies back; the result lands in dst (one copy when it ends in src). */
   ostio__xpiece *from = src, *to = dst;
+  int bad = r == 1; /* no merge: the check is a pass of its own */
   while (r > 1) {
     size_t w = 0;
     for (size_t k = 0; k < r; k += 2) {
       size_t lo = start[k], mid = start[k + 1], hi = k + 1 < r ? start[k + 2] : mid;
-      merge_to(from + lo, mid - lo, from + mid, hi - mid, to + lo);
+      bad |= merge_to(from + lo, mid - lo, from + mid, hi - mid, to + lo, r == 2);
       start[w++] = lo;
     }
     start[w] = n;
@@ -267,7 +283,7 @@ int ostio__plan_sort_into(ostio__xpiece *src, size_t n, ostio__xpiece *dst)
     to = t;
   }
   if (from != dst && n) memcpy(dst, from, n * sizeof *dst);
-  return overlaps(dst, n);
+  return bad ? overlaps(dst, n) : 0; /* overlaps names the pair */
 }
 
 int ostio__plan_sort(ostio__xpiece *p, size_t n)
