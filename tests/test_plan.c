@@ -185,6 +185,16 @@ static void simulate(tu_rng *r, const ostio_layout *l, const ostio__domain_rule 
     int64_t *sched;
     int nr;
     CHECK(ostio__plan_rounds(ap, nap, cap, nsrc, &sched, &nr) == 0);
+    { /* the _total form: the same schedule; a total too small is refused */
+      int64_t tot = 0, *s2 = NULL;
+      int nr2 = -1;
+      for (size_t i = 0; i < nap; i++) tot += ap[i].len;
+      CHECK(ostio__plan_rounds_total(ap, nap, tot, cap, nsrc, &s2, &nr2) == 0 && nr2 == nr);
+      CHECK(nr == 0 || !memcmp(s2, sched, (size_t)nr * (size_t)nsrc * sizeof *s2));
+      free(s2);
+      if (tot > cap)
+        CHECK(ostio__plan_rounds_total(ap, nap, tot - cap, cap, nsrc, &s2, &nr2) == OSTIO_EINVAL);
+    }
     /* Replay the rounds on both sides and compare segment by segment. */
     ostio__cursor ac = {0, 0}, sc[8];
     size_t start[8];

@@ -202,6 +202,7 @@ static int plan_rounds(tp *m, int rc)
   if (m->cap < 1) m->cap = 1;
   m->nap = (size_t)(m->nrecv / 2);
   ostio__xpiece *in = NULL; /* the pieces by source, sorted into ap */
+  int64_t total = 0;
   if (rc == 0 && m->nap &&
       (!(m->ap = ostio__scratch_get(&x->scratch->ap, m->nap, sizeof *m->ap)) ||
        !(in = ostio__scratch_get(&x->scratch->merge, m->nap, sizeof *in))))
@@ -213,10 +214,14 @@ static int plan_rounds(tp *m, int rc)
         ostio__xpiece *p = &in[k];
         *p = (ostio__xpiece){.off = m->rbuf[2 * k], .len = m->rbuf[2 * k + 1], .peer = src};
         if (rc == 0) rc = ostio__plan_key(&m->d, p->off, &p->major, &p->minor);
+        if (rc == 0 && (p->len < 0 || p->len > INT64_MAX - total))
+          rc = ostio__fail(OSTIO_ERANGE, "collective: piece lengths from rank %d overflow "
+                           "64 bits", src);
+        total += p->len;
       }
     if (rc == 0) rc = ostio__plan_sort_into(in, m->nap, m->ap);
     if (rc == 0 && !m->check_only)
-      rc = ostio__plan_rounds(m->ap, m->nap, m->cap, P, &m->sched, &m->my_rounds);
+      rc = ostio__plan_rounds_total(m->ap, m->nap, total, m->cap, P, &m->sched, &m->my_rounds);
   }
   x->stats->t[OSTIO__T_time_plan] += ostio__now() - m->t0;
   int mine[2] = {rc < 0 ? rc : 0, m->my_rounds}, *all = x->scratch->gather2;

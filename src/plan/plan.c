@@ -300,13 +300,19 @@ int ostio__plan_sort_in(ostio__scratch *mem, ostio__xpiece *p, size_t n)
 int ostio__plan_rounds(const ostio__xpiece *p, size_t n, int64_t cap, int nsrc,
                        int64_t **sched, int *nrounds)
 {
-  *sched = NULL;
-  *nrounds = 0;
-  if (cap < 1 || nsrc < 1)
-    return ostio__fail(OSTIO_EINVAL, "plan: round size %lld and %d sources must be >= 1",
-                       (long long)cap, nsrc);
   int64_t total = 0;
   for (size_t i = 0; i < n; i++) total += p[i].len;
+  return ostio__plan_rounds_total(p, n, total, cap, nsrc, sched, nrounds);
+}
+
+int ostio__plan_rounds_total(const ostio__xpiece *p, size_t n, int64_t total, int64_t cap,
+                             int nsrc, int64_t **sched, int *nrounds)
+{
+  *sched = NULL;
+  *nrounds = 0;
+  if (cap < 1 || nsrc < 1 || total < 0)
+    return ostio__fail(OSTIO_EINVAL, "plan: round size %lld and %d sources must be >= 1, "
+                       "%lld bytes >= 0", (long long)cap, nsrc, (long long)total);
   int64_t r = total / cap + (total % cap != 0);
   if (r > INT32_MAX / (nsrc > 0 ? nsrc : 1))
     return ostio__fail(OSTIO_ERANGE, "plan: %lld rounds of %lld bytes are too many; raise "
@@ -318,6 +324,11 @@ int ostio__plan_rounds(const ostio__xpiece *p, size_t n, int64_t cap, int nsrc,
   for (size_t i = 0; i < n; i++) {
     int64_t left = p[i].len;
     while (left > 0) {
+      if (round == r) { /* the pieces hold more than total: the caller's mistake */
+        free(s);
+        return ostio__fail(OSTIO_EINVAL, "plan: the pieces hold more than the %lld bytes "
+                           "given", (long long)total);
+      }
       int64_t take = cap - used < left ? cap - used : left;
       s[round * nsrc + p[i].peer] += take;
       left -= take;

@@ -81,6 +81,10 @@ int ostio__plan_sort_into(ostio__xpiece *src, size_t n, ostio__xpiece *dst);
  * [r * nsrc + s]. */
 int ostio__plan_rounds(const ostio__xpiece *p, size_t n, int64_t cap, int nsrc,
                        int64_t **sched, int *nrounds);
+/* The same when the caller knows the pieces' byte total (no pass to sum
+ * them); OSTIO_EINVAL when the pieces hold more. */
+int ostio__plan_rounds_total(const ostio__xpiece *p, size_t n, int64_t total, int64_t cap,
+                             int nsrc, int64_t **sched, int *nrounds);
 
 /* A contiguous part of one piece moved in one round. pos: at a source, the
  * position in the user buffer; at an aggregator, in the round buffer. */
