@@ -275,7 +275,8 @@ static void overlap_across_sources(void)
     ostio__plan_key(&d, 100, &in[1].major, &in[1].minor);
     int rc = ostio__plan_sort_into(in, 4, out);
     CHECKF(rc == (c < 3 ? OSTIO_EOVERLAP : 0), "plan_sort_into case %d: %d", c, rc);
-    if (c == 3) CHECK(out[0].off == 10 && out[1].off == 20 && out[2].off == 30 && out[3].off == 100);
+    if (c == 3)
+      CHECK(out[0].off == 10 && out[1].off == 20 && out[2].off == 30 && out[3].off == 100);
   }
   ostio__layout_destroy(l);
 }
