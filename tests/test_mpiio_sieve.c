@@ -6,7 +6,7 @@
  * the file, a view that starts 5 bytes before the end, ind_rd_buffer_size
  * smaller than a block and smaller than a window, romio_ds_read disable /
  * enable / automatic with large holes, in a plain file, a striped and a log
- * container. On the plain file the test counts the pread calls the read
+ * container, and the plain file read through ostio_cache. On the plain file the test counts the pread calls the read
  * makes (it defines pread, which the library's calls reach): a sieved read
  * needs one per window, not one per block. Any rank count. */
 #include <stdio.h>
@@ -18,6 +18,7 @@
 #include "testutil.h"
 
 static int rank, nprocs;
+static int cached; /* read with ostio_cache=enable */
 static int counting;
 static long npread;
 
@@ -75,6 +76,7 @@ static long read_case(const char *path, const view_case *c, int64_t fsize)
   MPI_Info_set(info, "ostio_mpiio", "enable");
   if (c->ds) MPI_Info_set(info, "romio_ds_read", c->ds);
   if (c->bufsize) MPI_Info_set(info, "ind_rd_buffer_size", c->bufsize);
+  if (cached) MPI_Info_set(info, "ostio_cache", "enable");
   MPI_File fh;
   int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh);
   MPI_Info_free(&info);
@@ -124,11 +126,11 @@ static long read_case(const char *path, const view_case *c, int64_t fsize)
 static void run_kind(const char *dir, const char *kind)
 {
   char path[600], big[600];
-  snprintf(path, sizeof path, "%s/%s", dir, kind ? kind : "plain");
-  snprintf(big, sizeof big, "%s/%s-big", dir, kind ? kind : "plain");
+  snprintf(path, sizeof path, "%s/%s%s", dir, kind ? kind : "plain", cached ? "-cached" : "");
+  snprintf(big, sizeof big, "%s/%s%s-big", dir, kind ? kind : "plain", cached ? "-cached" : "");
   make_file(path, kind, FSIZE);
   make_file(big, kind, BIG);
-  const int plain = kind == NULL;
+  const int plain = kind == NULL && !cached; /* pread counts: the plain file, no cache */
   /* One-byte blocks, holes of 2: default hints sieve them. */
   view_case one = {NULL, NULL, 0, 1, 3, 4000};
   long n = read_case(path, &one, FSIZE);
@@ -177,6 +179,8 @@ int main(int argc, char **argv)
   run_kind(dir, NULL);
   run_kind(dir, "striped");
   run_kind(dir, "log");
+  cached = 1; /* the same reads through the cooperative cache (plain file) */
+  run_kind(dir, NULL);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) tu_rmtree(dir);
   int rc = tu_done_mpi(MPI_COMM_WORLD, "", __FILE__);
