@@ -17,8 +17,8 @@ ostio_module(mpiio
 # interface). Called after OSTIO_MODULE_OBJECTS is known.
 set(OSTIO_MPIIO_WRAPPERS
   src/mpiio/mpiio_table.c src/mpiio/mpiio_err.c src/mpiio/mpiio_rw.c
-  src/mpiio/mpiio_shared.c src/mpiio/mpiio_file.c src/mpiio/mpiio_data.c
-  src/mpiio/mpiio_calls.c)
+  src/mpiio/mpiio_sieve.c src/mpiio/mpiio_shared.c src/mpiio/mpiio_file.c
+  src/mpiio/mpiio_data.c src/mpiio/mpiio_calls.c)
 function(ostio_mpiio_library)
   add_library(ostio_mpiio SHARED ${OSTIO_MODULE_OBJECTS} ${OSTIO_MPIIO_WRAPPERS})
   set_target_properties(ostio_mpiio PROPERTIES OUTPUT_NAME ostio-mpiio
@@ -43,3 +43,6 @@ endfunction()
 add_executable(ostio_bench_mpiio_passthru bench/mpiio_passthru.c)
 target_compile_options(ostio_bench_mpiio_passthru PRIVATE ${OSTIO_WARNINGS})
 target_link_libraries(ostio_bench_mpiio_passthru PRIVATE MPI::MPI_C)
+add_executable(ostio_bench_mpiio_byteview bench/mpiio_byteview.c)
+target_compile_options(ostio_bench_mpiio_byteview PRIVATE ${OSTIO_WARNINGS})
+target_link_libraries(ostio_bench_mpiio_byteview PRIVATE MPI::MPI_C)

@@ -68,7 +68,7 @@ static int has(const char *needle) { return strstr(ostio_last_error(), needle) !
 /* ---- OSTIO_FAULT parsing ------------------------------------------------- */
 
 #define SYNTAX                                                                              \
-  "expected OP:RANK:NTH:WHAT with OP write or read, RANK a rank >= 0 or *, NTH the 1-based " \
+  "expected OP:RANK:NTH:WHAT with OP write, read or shm, RANK a rank >= 0 or *, NTH the 1-based " \
   "system call number, WHAT one of EIO, ENOSPC, EDQUOT, EFBIG, EROFS, EACCES, EPERM, "        \
   "ENOMEM, EINVAL, short, stuck (e.g. write:0:3:EIO)"
 

@@ -93,6 +93,11 @@ static const ostio__domain_rule *const rules[] = {&ostio__domain_even, &ostio__d
                                                  &ostio__domain_ost};
 
 /* One simulated call: nsrc sources, naggr aggregators, round size cap. */
+/* Handle scratch as the engine uses it (plan_*_in), shared by every call of
+ * the run so it starts empty, grows within a call and across calls, and is
+ * reused with stale contents. */
+static ostio__scratch mem_ext, mem_sp, mem_merge;
+
 static void simulate(tu_rng *r, const ostio_layout *l, const ostio__domain_rule *rule, int nsrc,
                      int naggr, int co, int64_t cap)
 {
@@ -113,6 +118,12 @@ static void simulate(tu_rng *r, const ostio_layout *l, const ostio__domain_rule 
       if (x[s][i].offset % 1000 + x[s][i].length > 1000) x[s][i].length = 1000 - x[s][i].offset % 1000;
     }
     CHECK(ostio__plan_local(x[s], nx[s], &e[s], &ne[s], &bytes[s], &l0, &h0) == 0);
+    ostio__ext *ei;
+    size_t nei;
+    int64_t bi, li, hi_;
+    CHECK(ostio__plan_local_in(&mem_ext, x[s], nx[s], &ei, &nei, &bi, &li, &hi_) == 0);
+    CHECKF(nei == ne[s] && bi == bytes[s] && (!nei || (li == l0 && hi_ == h0 &&
+           !memcmp(ei, e[s], nei * sizeof *ei))), "plan_local_in differs from plan_local");
     if (ne[s]) {
       lo = l0 < lo ? l0 : lo;
       hi = h0 > hi ? h0 : hi;
@@ -123,7 +134,14 @@ static void simulate(tu_rng *r, const ostio_layout *l, const ostio__domain_rule 
   if (!CHECK(ostio__domains_init(&d, rule, l, lo, hi, naggr, co) == 0)) return;
   ostio__xpiece *sp[8];
   size_t nsp[8];
-  for (int s = 0; s < nsrc; s++) CHECK(ostio__plan_split(e[s], ne[s], &d, &sp[s], &nsp[s]) == 0);
+  for (int s = 0; s < nsrc; s++) {
+    CHECK(ostio__plan_split(e[s], ne[s], &d, &sp[s], &nsp[s]) == 0);
+    ostio__xpiece *pi;
+    size_t npi;
+    CHECK(ostio__plan_split_in(&mem_sp, e[s], ne[s], &d, &pi, &npi) == 0);
+    CHECKF(npi == nsp[s] && (!npi || !memcmp(pi, sp[s], npi * sizeof *pi)),
+           "plan_split_in differs from plan_split (%zu and %zu pieces)", npi, nsp[s]);
+  }
   for (int a = 0; a < naggr; a++) {
     /* Gather what every source sends to a (as the Alltoallv would). */
     size_t nap = 0;
@@ -143,10 +161,40 @@ static void simulate(tu_rng *r, const ostio_layout *l, const ostio__domain_rule 
                  (long long)ap[k].len, a);
           k++;
         }
+    ostio__xpiece *ap2 = malloc((nap + 1) * sizeof *ap2);
+    memcpy(ap2, ap, nap * sizeof *ap);
     CHECK(ostio__plan_sort(ap, nap) == 0);
+    CHECK(ostio__plan_sort_in(&mem_merge, ap2, nap) == 0);
+    CHECKF(!nap || !memcmp(ap, ap2, nap * sizeof *ap), "plan_sort_in differs from plan_sort");
+    /* plan_sort_into from the unsorted pieces (in ap3) into ap2. */
+    ostio__xpiece *ap3 = malloc((nap + 1) * sizeof *ap3);
+    k = 0;
+    for (int s = 0; s < nsrc; s++)
+      for (size_t i = 0; i < nsp[s]; i++)
+        if (sp[s][i].peer == a) {
+          ap3[k] = (ostio__xpiece){.off = sp[s][i].off, .len = sp[s][i].len, .peer = s};
+          CHECK(ostio__plan_key(&d, ap3[k].off, &ap3[k].major, &ap3[k].minor) == 0);
+          k++;
+        }
+    memset(ap2, 0xab, (nap + 1) * sizeof *ap2);
+    CHECK(ostio__plan_sort_into(ap3, nap, ap2) == 0);
+    CHECKF(!nap || !memcmp(ap, ap2, nap * sizeof *ap), "plan_sort_into differs from plan_sort "
+           "(%zu pieces from %d sources)", nap, nsrc);
+    free(ap3);
+    free(ap2);
     int64_t *sched;
     int nr;
     CHECK(ostio__plan_rounds(ap, nap, cap, nsrc, &sched, &nr) == 0);
+    { /* the _total form: the same schedule; a total too small is refused */
+      int64_t tot = 0, *s2 = NULL;
+      int nr2 = -1;
+      for (size_t i = 0; i < nap; i++) tot += ap[i].len;
+      CHECK(ostio__plan_rounds_total(ap, nap, tot, cap, nsrc, &s2, &nr2) == 0 && nr2 == nr);
+      CHECK(nr == 0 || !memcmp(s2, sched, (size_t)nr * (size_t)nsrc * sizeof *s2));
+      free(s2);
+      if (tot > cap)
+        CHECK(ostio__plan_rounds_total(ap, nap, tot - cap, cap, nsrc, &s2, &nr2) == OSTIO_EINVAL);
+    }
     /* Replay the rounds on both sides and compare segment by segment. */
     ostio__cursor ac = {0, 0}, sc[8];
     size_t start[8];
@@ -209,6 +257,27 @@ static void overlap_across_sources(void)
     ostio__plan_key(&d, p[1].off, &p[1].major, &p[1].minor);
     CHECK(ostio__plan_sort(p, 2) == 0);
   }
+  /* plan_sort_into checks while it merges: runs from three sources, the
+   * overlap inside the merged order, at its end, in a run's tail, or none. */
+  CHECK(ostio__domains_init(&d, rules[0], l, 0, 200, 1, 1) == 0);
+  const int64_t cases[][6] = {/* (off, len) of sources 0 | 1 | 2; -1: no overlap */
+                              {10, 5, 14, 3, 30, 2}, {10, 5, 20, 3, 21, 1},
+                              {10, 5, 50, 10, 55, 2}, {10, 5, 20, 3, 30, 2}};
+  for (int c = 0; c < 4; c++) {
+    ostio__xpiece in[4], out[4];
+    for (int s = 0; s < 3; s++) {
+      in[s] = (ostio__xpiece){.off = cases[c][2 * s], .len = cases[c][2 * s + 1], .peer = s};
+      ostio__plan_key(&d, in[s].off, &in[s].major, &in[s].minor);
+    }
+    /* source 0 also sends a piece after the others (a two-piece run) */
+    memmove(&in[2], &in[1], 2 * sizeof *in);
+    in[1] = (ostio__xpiece){.off = 100, .len = 4, .peer = 0};
+    ostio__plan_key(&d, 100, &in[1].major, &in[1].minor);
+    int rc = ostio__plan_sort_into(in, 4, out);
+    CHECKF(rc == (c < 3 ? OSTIO_EOVERLAP : 0), "plan_sort_into case %d: %d", c, rc);
+    if (c == 3)
+      CHECK(out[0].off == 10 && out[1].off == 20 && out[2].off == 30 && out[3].off == 100);
+  }
   ostio__layout_destroy(l);
 }
 
@@ -233,5 +302,8 @@ int main(void)
     ostio__layout_destroy(big);
     if (tu_failed) break;
   }
+  ostio__scratch_free(&mem_ext);
+  ostio__scratch_free(&mem_sp);
+  ostio__scratch_free(&mem_merge);
   return TEST_DONE();
 }

@@ -61,6 +61,22 @@ int main(void)
   /* Usable again after a failure. */
   CHECK(ostio__scratch_get(&s, 64, 1) != NULL && s.cap >= 64);
 
+  /* grow keeps the first `keep` bytes across a replacement, page-aligned. */
+  ostio__scratch k = {0};
+  unsigned char *k1 = ostio__scratch_grow(&k, 100, 1, 0);
+  CHECK(k1 != NULL && k.cap >= 100);
+  for (int i = 0; i < 100; i++) k1[i] = (unsigned char)(i * 7 + 1);
+  size_t kcap = k.cap;
+  CHECK(ostio__scratch_grow(&k, 50, 1, 100) == k1 && k.cap == kcap); /* fits: same block */
+  unsigned char *k2 = ostio__scratch_grow(&k, 3 * OSTIO__SCRATCH_PAGE, 1, 100);
+  CHECK(k2 != NULL && k.cap >= 3 * OSTIO__SCRATCH_PAGE &&
+        (uintptr_t)k2 % OSTIO__SCRATCH_PAGE == 0);
+  int same = 1;
+  for (int i = 0; i < 100; i++) same = same && k2[i] == (unsigned char)(i * 7 + 1);
+  CHECKF(same, "ostio__scratch_grow lost the kept bytes");
+  CHECK(ostio__scratch_grow(&k, SIZE_MAX, 2, 100) == NULL && k.p == NULL && k.cap == 0);
+  ostio__scratch_free(&k);
+
   /* Free empties it; twice is harmless; an empty block can be freed. */
   CHECK(ostio__scratch_get(&s, 100, 4) != NULL);
   ostio__scratch_free(&s);

@@ -16,6 +16,7 @@
 
 #include "core/agree.h"
 #include "core/error.h"
+#include "io/io.h"
 
 /* 1 when every rank of comm shares this node's memory (agreed). */
 static int one_node(MPI_Comm comm, int nprocs)
@@ -47,19 +48,53 @@ static int want_shm(MPI_Comm comm, int nprocs)
  * symmetric mapping (perf: 53 % of an open-close of a file with the
  * cache), which made the cache's open cost more than a small file's whole
  * write phase. A named object, mapped by every rank and unlinked as soon
- * as all have it, costs a few system calls (1.6 ms for an open and a close,
- * measured). Its pages come in on first touch, as MPI's own shared windows'
- * do: reserving them at open (posix_fallocate) cost 75 ms for 128 MiB. So
- * open checks that /dev/shm has room for the whole object and refuses with
- * a remedy when it has not; a /dev/shm filled by others after that check
- * can still fault (SIGBUS) at a first touch (docs/cache.md). */
-/* Sizes the object; 0, an errno, or -1 when its file system has fewer
- * free bytes than that. */
-static int room(int fd, int64_t bytes)
+ * as all have it, costs a few system calls.
+ * Its pages are reserved at open, each rank its own window's range
+ * (posix_fallocate, in parallel): a tmpfs page that cannot be backed at
+ * its first touch is a SIGBUS, which would kill the application in the
+ * middle of a write (two files open at once, or another job filling
+ * /dev/shm, pass any check of free space made without reserving). A
+ * shortage is then OSTIO_ENOMEM at open, agreed, with the remedy. The
+ * cost is the pages' zeroing, moved from their first touch to the open
+ * (docs/cache.md, "Two transports"). */
+
+#define SHM_SHORT "lower ostio_cache_size or free /dev/shm (docs/cache.md, \"Two transports\")"
+
+/* OSTIO_FAULT=shm:RANK:NTH:WHAT: the errno to fake for this process's
+ * NTH reservation, or 0. A bad OSTIO_FAULT was refused by ostio_open. */
+static int shm_fault(int rank)
+{
+  static int64_t count;
+  ostio__fault f;
+  int64_t nth = __atomic_add_fetch(&count, 1, __ATOMIC_RELAXED);
+  if (ostio__fault_parse(getenv("OSTIO_FAULT"), &f) < 0 || !f.active || !f.on_shm) return 0;
+  return f.nth == nth && (f.rank < 0 || f.rank == rank) ? f.err : 0;
+}
+
+/* Reserves [off, off + n) of the object: 0 or OSTIO_ENOMEM with the remedy. */
+static int reserve(int fd, int rank, int64_t off, int64_t n)
+{
+  int injected = shm_fault(rank);
+  if (n <= 0 && !injected) return 0;
+  int e = injected ? injected : posix_fallocate(fd, (off_t)off, (off_t)n);
+  if (e == 0) return 0;
+  return ostio__fail(OSTIO_ENOMEM, "cache: reserving rank %d's %lld bytes of shared memory "
+                     "for the cache failed: %s%s; " SHM_SHORT, rank, (long long)n, strerror(e),
+                     injected ? ", injected by OSTIO_FAULT" : "");
+}
+
+/* Rank 0: sizes the object (sparse), refusing at once when its file system
+ * has fewer free bytes than that. 0 or OSTIO_ENOMEM with the remedy. */
+static int size_object(int fd, int64_t bytes)
 {
   struct statvfs v;
-  if (fstatvfs(fd, &v) == 0 && (uint64_t)v.f_bavail * v.f_frsize < (uint64_t)bytes) return -1;
-  return ftruncate(fd, (off_t)bytes) == 0 ? 0 : errno;
+  if (fstatvfs(fd, &v) == 0 && (uint64_t)v.f_bavail * v.f_frsize < (uint64_t)bytes)
+    return ostio__fail(OSTIO_ENOMEM, "cache: %lld bytes of shared memory for the cache, but "
+                       "/dev/shm has %llu free; " SHM_SHORT, (long long)bytes,
+                       (unsigned long long)v.f_bavail * v.f_frsize);
+  if (ftruncate(fd, (off_t)bytes) == 0) return 0;
+  return ostio__fail(OSTIO_ENOMEM, "cache: sizing %lld bytes of shared memory for the cache "
+                     "failed: %s; " SHM_SHORT, (long long)bytes, strerror(errno));
 }
 
 static int shm_map(ostio__cache *c, int64_t bytes)
@@ -88,25 +123,24 @@ static int shm_map(ostio__cache *c, int64_t bytes)
       fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     }
     if (fd >= 0) memcpy(made, name, sizeof made);
-    int e = 0;
     if (fd < 0)
-      rc = ostio__fail(OSTIO_EIO, "cache: shm_open failed (%s); the cache needs POSIX shared "
-                       "memory (/dev/shm) on one node", strerror(errno));
-    else if ((e = room(fd, total)) != 0)
-      rc = ostio__fail(OSTIO_ENOMEM, "cache: %lld bytes of shared memory for the cache: %s; "
-                       "lower ostio_cache_size or free /dev/shm",
-                       (long long)total, e > 0 ? strerror(e) : "not that much free in /dev/shm");
+      rc = ostio__fail(errno == ENOSPC || errno == ENOMEM ? OSTIO_ENOMEM : OSTIO_EIO,
+                       "cache: shm_open failed (%s); the cache needs POSIX shared memory "
+                       "(/dev/shm) on one node; " SHM_SHORT, strerror(errno));
+    else
+      rc = size_object(fd, total);
     if (rc < 0) name[0] = '\0';
   }
   if (MPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, c->comm) != MPI_SUCCESS && rc == 0)
     rc = ostio__fail(OSTIO_EMPI, "cache: MPI_Bcast failed");
-  if (rc == 0 && !name[0])
-    rc = ostio__fail(OSTIO_EIO, "cache: rank 0 could not make the shared memory");
-  if (rc == 0 && c->rank != 0 && (fd = shm_open(name, O_RDWR, 0)) < 0)
+  /* No name: rank 0 failed, and its code and detail are what all report. */
+  int go = rc == 0 && name[0];
+  if (go && c->rank != 0 && (fd = shm_open(name, O_RDWR, 0)) < 0)
     rc = ostio__fail(OSTIO_EIO, "cache: shm_open of %s failed (%s)", name, strerror(errno));
+  if (go && rc == 0) rc = reserve(fd, c->rank, at[c->rank], at[c->rank + 1] - at[c->rank]);
   void *p = MAP_FAILED;
-  if (rc == 0 && (p = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
-                     MAP_FAILED)
+  if (go && rc == 0 &&
+      (p = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
     rc = ostio__fail(OSTIO_ENOMEM, "cache: mapping %lld bytes of shared memory failed (%s)",
                      (long long)total, strerror(errno));
   if (fd >= 0) close(fd);

@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* n bytes, page-aligned from a page up (scratch.h), or NULL. */
 static void *block(size_t n)
@@ -34,6 +35,25 @@ void *ostio__scratch_get(ostio__scratch *s, size_t n, size_t size)
   if (!p) return NULL;
   s->p = p;
   s->cap = grown;
+  return p;
+}
+
+void *ostio__scratch_grow(ostio__scratch *s, size_t n, size_t size, size_t keep)
+{
+  if (size && n > SIZE_MAX / size) {
+    ostio__scratch_free(s);
+    return NULL;
+  }
+  size_t need = n * size;
+  if (need == 0) need = 1;
+  if (need <= s->cap) return s->p;
+  ostio__scratch old = *s;
+  *s = (ostio__scratch){0};
+  size_t want = old.cap <= SIZE_MAX / 2 && 2 * old.cap > need ? 2 * old.cap : need;
+  void *p = ostio__scratch_get(s, want, 1);
+  if (!p && want > need) p = ostio__scratch_get(s, need, 1);
+  if (p && old.p) memcpy(p, old.p, keep < old.cap ? keep : old.cap);
+  free(old.p);
   return p;
 }
 

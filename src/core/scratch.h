@@ -29,6 +29,11 @@ typedef struct ostio__scratch {
  * failed get never keeps memory the caller cannot use. */
 void *ostio__scratch_get(ostio__scratch *s, size_t n, size_t size);
 
+/* As ostio__scratch_get, but the first `keep` bytes are kept (copied when
+ * the block is replaced); for arrays filled before their final size is
+ * known. On failure the block is freed, as for ostio__scratch_get. */
+void *ostio__scratch_grow(ostio__scratch *s, size_t n, size_t size, size_t keep);
+
 /* Frees the block; s is empty afterwards (a second call is harmless). */
 void ostio__scratch_free(ostio__scratch *s);
 

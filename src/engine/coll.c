@@ -46,7 +46,7 @@ void ostio__engine_fini(ostio__engine_scratch *x)
   free(x->gather); free(x->spans); free(x->ranks); free(x->scount); free(x->sdisp);
   free(x->rcount); free(x->rdisp); free(x->agg_rounds); free(x->rounds_by_index);
   free(x->gather2); free(x->sp_start); free(x->src_sched);
-  ostio__scratch *calls[] = {&x->local, &x->sbuf, &x->rbuf, &x->ap, &x->col, &x->src_sched_buf};
+  ostio__scratch *calls[] = {&x->ext, &x->sp, &x->merge, &x->local, &x->sbuf, &x->rbuf, &x->ap, &x->col, &x->src_sched_buf};
   for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) ostio__scratch_free(calls[i]);
   ostio__xfer_scratch_free(&x->xfer);
   free(x);
@@ -128,7 +128,7 @@ int ostio__engine_coll(const ostio__engine_ctx *x, int is_write, const ostio_ext
   int64_t bytes = 0, lo = 0, hi = 0;
   int rc = 0;
   rc = ostio__check_access(x->path, x->can_read, x->can_write, is_write, NULL);
-  if (rc == 0) rc = ostio__plan_local(ext, n, &e, &ne, &bytes, &lo, &hi);
+  if (rc == 0) rc = ostio__plan_local_in(&x->scratch->ext, ext, n, &e, &ne, &bytes, &lo, &hi);
   if (rc == 0 && bytes > 0 && !buf)
     rc = ostio__fail(OSTIO_EINVAL, "NULL buffer for %lld bytes", (long long)bytes);
 
@@ -136,7 +136,6 @@ int ostio__engine_coll(const ostio__engine_ctx *x, int is_write, const ostio_ext
   int64_t *all = x->scratch->gather;
   if (MPI_Allgather(mine, OSTIO__SUM_N, MPI_INT64_T, all, OSTIO__SUM_N, MPI_INT64_T,
                     x->comm) != MPI_SUCCESS) {
-    free(e);
     return ostio__agree(x->comm, ostio__engine_mpi_fail("MPI_Allgather"));
   }
   ostio__call c = {.l = x->layout, .h = x->hints, .nprocs = P, .nnodes = x->nnodes,
@@ -144,7 +143,6 @@ int ostio__engine_coll(const ostio__engine_ctx *x, int is_write, const ostio_ext
   int wr = 0;
   int worst = summarize(all, P, x->scratch->spans, &c, &wr);
   if (worst < 0) {
-    free(e);
     return ostio__agree_known(x->comm, rc, worst, wr);
   }
   ostio__stats *st = x->stats;
@@ -152,7 +150,6 @@ int ostio__engine_coll(const ostio__engine_ctx *x, int is_write, const ostio_ext
 
   const ostio__strategy *s = NULL;
   if ((rc = ostio__strategy_pick(&c, st, &s)) < 0) {
-    free(e);
     return ostio__agree(x->comm, rc);
   }
   *x->last_strategy = s->name;
@@ -166,7 +163,6 @@ int ostio__engine_coll(const ostio__engine_ctx *x, int is_write, const ostio_ext
   } else {
     rc = ostio__two_phase(x, is_write, s, &c, e, ne, buf, 0);
   }
-  free(e);
   st->t[OSTIO__T_time_total] += ostio__now() - t0;
   return rc;
 }

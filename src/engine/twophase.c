@@ -24,7 +24,8 @@
 
 /* One call's state: arrays from the handle's scratch (engine_impl.h: the
  * ones sized by the ranks, and the ones sized by the call, which it keeps
- * between calls) plus the plan's own (sp, sched: plan.h, freed here). */
+ * between calls, sp and the merge buffer among them) plus the plan's own
+ * (sched: plan.h, freed here). */
 typedef struct tp {
   const ostio__engine_ctx *x;
   int is_write, check_only;
@@ -77,7 +78,6 @@ static void tp_init(tp *m, const ostio__engine_ctx *x)
 
 static void tp_free(tp *m)
 {
-  free(m->sp);
   free(m->sched);
 }
 
@@ -122,7 +122,7 @@ static int split_pieces(tp *m)
 {
   const int P = m->x->nprocs;
   m->t0 = ostio__now();
-  int rc = ostio__plan_split(m->e, m->ne, &m->d, &m->sp, &m->nsp);
+  int rc = ostio__plan_split_in(&m->x->scratch->sp, m->e, m->ne, &m->d, &m->sp, &m->nsp);
   if (rc == 0) {
     for (size_t i = 0; i < m->nsp; i++) m->sp_start[m->sp[i].peer + 1]++;
     for (int a = 0; a < m->naggr; a++) m->sp_start[a + 1] += m->sp_start[a];
@@ -201,19 +201,27 @@ static int plan_rounds(tp *m, int rc)
   m->cap = x->hints->cb_buffer_size / nbuf;
   if (m->cap < 1) m->cap = 1;
   m->nap = (size_t)(m->nrecv / 2);
-  if (rc == 0 && m->nap && !(m->ap = ostio__scratch_get(&x->scratch->ap, m->nap, sizeof *m->ap)))
+  ostio__xpiece *in = NULL; /* the pieces by source, sorted into ap */
+  int64_t total = 0;
+  if (rc == 0 && m->nap &&
+      (!(m->ap = ostio__scratch_get(&x->scratch->ap, m->nap, sizeof *m->ap)) ||
+       !(in = ostio__scratch_get(&x->scratch->merge, m->nap, sizeof *in))))
     rc = ostio__fail(OSTIO_ENOMEM, "collective: no memory for %zu pieces", m->nap);
   if (rc == 0 && m->nap) {
     size_t k = 0;
     for (int src = 0; src < P; src++)
       for (int j = 0; j < m->rcount[src] / 2; j++, k++) {
-        ostio__xpiece *p = &m->ap[k];
+        ostio__xpiece *p = &in[k];
         *p = (ostio__xpiece){.off = m->rbuf[2 * k], .len = m->rbuf[2 * k + 1], .peer = src};
         if (rc == 0) rc = ostio__plan_key(&m->d, p->off, &p->major, &p->minor);
+        if (rc == 0 && (p->len < 0 || p->len > INT64_MAX - total))
+          rc = ostio__fail(OSTIO_ERANGE, "collective: piece lengths from rank %d overflow "
+                           "64 bits", src);
+        total += p->len;
       }
-    if (rc == 0) rc = ostio__plan_sort(m->ap, m->nap);
+    if (rc == 0) rc = ostio__plan_sort_into(in, m->nap, m->ap);
     if (rc == 0 && !m->check_only)
-      rc = ostio__plan_rounds(m->ap, m->nap, m->cap, P, &m->sched, &m->my_rounds);
+      rc = ostio__plan_rounds_total(m->ap, m->nap, total, m->cap, P, &m->sched, &m->my_rounds);
   }
   x->stats->t[OSTIO__T_time_plan] += ostio__now() - m->t0;
   int mine[2] = {rc < 0 ? rc : 0, m->my_rounds}, *all = x->scratch->gather2;

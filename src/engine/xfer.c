@@ -35,8 +35,7 @@ struct run_state {
   size_t tmp_room, seg_room;
   int *blen;                     /* datatype scratch                   */
   MPI_Aint *disp;
-  size_t *order;                 /* aggregator segments grouped by source */
-  int *cnt;
+  size_t *start, *fill;          /* P + 1: the round's blocks by source  */
   ostio__io_req *reqs;
   char *scratch;                 /* read-modify-write span (page-aligned) */
   char *block;                   /* the round buffers (bufcache.h)     */
@@ -53,22 +52,58 @@ static int note(run_state *st, int rc)
   return rc;
 }
 
-/* Adds one nonblocking transfer of segs (positions relative to base). */
-static int post_one(run_state *st, slot *sl, char *base, const ostio__seg *segs, size_t n,
-                    int peer, int send)
+/* The MPI datatype of n blocks (length blen[i] at disp[i], in stream
+ * order, already merged where they touch): the fewest-entry form MPI has,
+ * so a view of one-byte blocks costs one vector, not one entry per byte.
+ * *count and *base_off give the count of *t to send from base + *base_off;
+ * *t is MPI_BYTE (nothing to free) for a single block. */
+static int make_type(int n, const int *blen, const MPI_Aint *disp, MPI_Datatype *t,
+                     int *count, MPI_Aint *base_off)
+{
+  *base_off = 0;
+  *count = 1;
+  if (n == 1) {
+    *t = MPI_BYTE;
+    *count = blen[0];
+    *base_off = disp[0];
+    return MPI_SUCCESS;
+  }
+  int same_len = 1, same_stride = 1;
+  MPI_Aint stride = disp[1] - disp[0];
+  for (int i = 1; i < n && (same_len || same_stride); i++) {
+    same_len = same_len && blen[i] == blen[0];
+    same_stride = same_stride && disp[i] - disp[i - 1] == stride;
+  }
+  int e;
+  if (same_len && same_stride) {
+    *base_off = disp[0];
+    e = MPI_Type_create_hvector(n, blen[0], stride, MPI_BYTE, t);
+  } else if (same_len) {
+    e = MPI_Type_create_hindexed_block(n, blen[0], disp, MPI_BYTE, t);
+  } else {
+    e = MPI_Type_create_hindexed(n, blen, disp, MPI_BYTE, t);
+  }
+  if (e == MPI_SUCCESS) e = MPI_Type_commit(t);
+  return e;
+}
+
+/* Adds one nonblocking transfer of the nb blocks (blen, disp; positions
+ * relative to base) to or from peer. */
+static int post_blocks(run_state *st, slot *sl, char *base, const int *blen,
+                       const MPI_Aint *disp, int nb, int peer, int send)
 {
   MPI_Datatype t;
-  for (size_t i = 0; i < n; i++) {
-    st->blen[i] = (int)segs[i].len;
-    st->disp[i] = (MPI_Aint)segs[i].pos;
-  }
-  if (MPI_Type_create_hindexed((int)n, st->blen, st->disp, MPI_BYTE, &t) != MPI_SUCCESS ||
-      MPI_Type_commit(&t) != MPI_SUCCESS)
-    return note(st, ostio__fail(OSTIO_EMPI, "collective: MPI_Type_create_hindexed failed"));
-  sl->types[sl->ntypes++] = t;
+  int count;
+  MPI_Aint at;
+  if (nb == 0) return 0;
+  if (make_type(nb, blen, disp, &t, &count, &at) != MPI_SUCCESS)
+    return note(st, ostio__fail(OSTIO_EMPI, "collective: building the datatype of %d blocks "
+                                "failed", nb));
+  if (t != MPI_BYTE) sl->types[sl->ntypes++] = t;
   MPI_Request *r = &sl->req[sl->nreq++];
   MPI_Comm comm = st->x->ctx->comm;
-  int e = send ? MPI_Isend(base, 1, t, peer, TAG, comm, r) : MPI_Irecv(base, 1, t, peer, TAG, comm, r);
+  int e = send ? MPI_Isend(base + at, count, t, peer, TAG, comm, r)
+               : MPI_Irecv(base + at, count, t, peer, TAG, comm, r);
   if (e != MPI_SUCCESS) {
     sl->nreq--;
     return note(st, ostio__fail(OSTIO_EMPI, "collective: MPI_I%s to rank %d failed",
@@ -77,21 +112,46 @@ static int post_one(run_state *st, slot *sl, char *base, const ostio__seg *segs,
   return 0;
 }
 
+/* Appends a block of len bytes at pos to the blocks [lo, *k): merged into
+ * the last one when it ends at pos. The byte stream of a transfer is its
+ * blocks' bytes in order, so blocks that touch in memory are one,
+ * whatever their file offsets. */
+static void add_block(int *blen, MPI_Aint *disp, size_t lo, size_t *k, int64_t pos,
+                      int64_t len)
+{
+  size_t j = *k;
+  if (j > lo && disp[j - 1] + blen[j - 1] == (MPI_Aint)pos && blen[j - 1] <= INT32_MAX - len) {
+    blen[j - 1] += (int)len;
+    return;
+  }
+  blen[j] = (int)len;
+  disp[j] = (MPI_Aint)pos;
+  *k = j + 1;
+}
+
 /* Copies between the user buffer and the round buffer for the bytes this
- * rank sends to itself: both segment lists are in the aggregator's key
- * order and cover the same bytes, so a two-pointer walk pairs them. */
-static void copy_self(run_state *st, const slot *sl, const ostio__seg *as, size_t na)
+ * rank sends to itself: the round buffer's blocks (blen, disp) and my
+ * source segments are both in the aggregator's key order and cover the
+ * same bytes, so a two-pointer walk pairs them. */
+static void copy_self(run_state *st, const slot *sl, const int *blen, const MPI_Aint *disp,
+                      size_t na)
 {
   const ostio__seg *ss = sl->self;
   char *rbuf = sl->buf;
   size_t i = 0, j = 0;
   int64_t di = 0, dj = 0;
   while (i < na && j < sl->nself) {
-    int64_t n = as[i].len - di < ss[j].len - dj ? as[i].len - di : ss[j].len - dj;
-    char *r = rbuf + as[i].pos + di, *u = st->x->ubuf + ss[j].pos + dj;
-    if (st->x->is_write) memcpy(r, u, (size_t)n);
-    else memcpy(u, r, (size_t)n);
-    if ((di += n) == as[i].len) i++, di = 0;
+    int64_t n = blen[i] - di < ss[j].len - dj ? blen[i] - di : ss[j].len - dj;
+    char *r = rbuf + disp[i] + di, *u = st->x->ubuf + ss[j].pos + dj;
+    if (n == 1) { /* a view of one-byte blocks: no call per byte */
+      if (st->x->is_write) *r = *u;
+      else *u = *r;
+    } else if (st->x->is_write) {
+      memcpy(r, u, (size_t)n);
+    } else {
+      memcpy(u, r, (size_t)n);
+    }
+    if ((di += n) == blen[i]) i++, di = 0;
     if ((dj += n) == ss[j].len) j++, dj = 0;
   }
 }
@@ -129,30 +189,33 @@ static void post(run_state *st, slot *sl, int r)
     if (r >= x->agg_rounds[a] || a == x->myagg) continue; /* mine: prep_agg */
     int64_t bytes = x->src_sched[a] ? x->src_sched[a][r] : 0, got = 0;
     if (bytes == 0) continue;
-    size_t lo = x->sp_start[a], hi = x->sp_start[a + 1];
+    size_t lo = x->sp_start[a], hi = x->sp_start[a + 1], nb = 0;
     size_t n = ostio__take(x->sp + lo, hi - lo, &st->scur[a], bytes, 1, 0, st->tmp,
                            st->tmp_room, &got);
-    post_one(st, sl, x->ubuf, st->tmp, n, x->ranks[a], x->is_write);
+    for (size_t i = 0; i < n; i++) add_block(st->blen, st->disp, 0, &nb, st->tmp[i].pos,
+                                             st->tmp[i].len);
+    post_blocks(st, sl, x->ubuf, st->blen, st->disp, (int)nb, x->ranks[a], x->is_write);
   }
   if (x->myagg >= 0 && sl->nsegs > 0) {
-    /* Group the round's segments by source, keeping their order. */
-    memset(st->cnt, 0, (size_t)(st->nprocs + 1) * sizeof *st->cnt);
-    for (size_t i = 0; i < sl->nsegs; i++) st->cnt[sl->segs[i].peer + 1]++;
-    for (int s = 0; s < st->nprocs; s++) st->cnt[s + 1] += st->cnt[s];
-    for (size_t i = 0; i < sl->nsegs; i++) st->order[st->cnt[sl->segs[i].peer]++] = i;
-    size_t i = 0;
-    while (i < sl->nsegs) {
-      size_t j = i;
-      int peer = sl->segs[st->order[i]].peer;
-      while (j < sl->nsegs && sl->segs[st->order[j]].peer == peer) {
-        st->tmp[j - i] = sl->segs[st->order[j]];
-        j++;
+    /* The round's segments as blocks grouped by source, in their order:
+     * source s's blocks at [start[s], fill[s]). */
+    size_t *start = st->start, *fill = st->fill;
+    memset(start, 0, (size_t)(st->nprocs + 1) * sizeof *start);
+    for (size_t i = 0; i < sl->nsegs; i++) start[sl->segs[i].peer + 1]++;
+    for (int s = 0; s < st->nprocs; s++) start[s + 1] += start[s];
+    memcpy(fill, start, (size_t)st->nprocs * sizeof *fill);
+    for (size_t i = 0; i < sl->nsegs; i++) {
+      const ostio__seg *g = &sl->segs[i];
+      add_block(st->blen, st->disp, start[g->peer], &fill[g->peer], g->pos, g->len);
+    }
+    for (int s = 0; s < st->nprocs; s++) {
+      size_t lo = start[s], nb = fill[s] - lo;
+      if (nb == 0) continue;
+      if (s == x->ctx->rank) {
+        if (!sl->direct) copy_self(st, sl, st->blen + lo, st->disp + lo, nb);
+      } else {
+        post_blocks(st, sl, sl->buf, st->blen + lo, st->disp + lo, (int)nb, s, !x->is_write);
       }
-      if (peer == x->ctx->rank) {
-        if (!sl->direct) copy_self(st, sl, st->tmp, j - i);
-      }
-      else post_one(st, sl, sl->buf, st->tmp, j - i, peer, !x->is_write);
-      i = j;
     }
   }
   stats((run_state *)st)->t[OSTIO__T_time_exchange] += ostio__now() - t0;
@@ -271,16 +334,17 @@ static int setup(run_state *st, const ostio__xfer *x)
   st->tmp = ostio__scratch_get(&m->tmp, st->tmp_room, sizeof *st->tmp);
   st->blen = ostio__scratch_get(&m->blen, st->tmp_room, sizeof *st->blen);
   st->disp = ostio__scratch_get(&m->disp, st->tmp_room, sizeof *st->disp);
-  st->cnt = ostio__scratch_get(&m->cnt, (size_t)st->nprocs + 1, sizeof *st->cnt);
-  int ok = st->scur && st->tmp && st->blen && st->disp && st->cnt;
+  st->start = ostio__scratch_get(&m->start, (size_t)st->nprocs + 1, sizeof *st->start);
+  st->fill = ostio__scratch_get(&m->fill, (size_t)st->nprocs + 1, sizeof *st->fill);
+  int ok = st->scur && st->tmp && st->blen && st->disp && st->start && st->fill;
   int nslots = x->pipeline ? 2 : 1;
   if (x->myagg >= 0 && x->my_rounds > 0) {
-    int64_t total = 0;
-    for (size_t i = 0; i < x->nap; i++) total += x->ap[i].len;
+    int64_t total = 0; /* my bytes as an aggregator: the schedule's sum */
+    for (size_t i = 0; i < (size_t)x->my_rounds * (size_t)st->nprocs; i++)
+      total += x->agg_sched[i];
     size_t bsize = (size_t)(total < x->cap ? total : x->cap);
-    st->order = ostio__scratch_get(&m->order, st->seg_room, sizeof *st->order);
     st->reqs = ostio__scratch_get(&m->reqs, st->seg_room, sizeof *st->reqs);
-    ok = ok && st->order && st->reqs;
+    ok = ok && st->reqs;
     if (x->rmw) ok = ok && (st->scratch = ostio__scratch_get(&m->rmw, (size_t)x->cap, 1));
     if (bsize == 0) bsize = 1;
     st->block = ostio__bufcache_get((size_t)nslots * bsize, &st->block_size);
@@ -309,7 +373,7 @@ static void teardown(run_state *st)
 
 void ostio__xfer_scratch_free(ostio__xfer_scratch *s)
 {
-  ostio__scratch *one[] = {&s->scur, &s->tmp, &s->blen, &s->disp, &s->cnt, &s->order,
+  ostio__scratch *one[] = {&s->scur, &s->tmp, &s->blen, &s->disp, &s->start, &s->fill,
                            &s->reqs, &s->rmw};
   for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) ostio__scratch_free(one[i]);
   for (int k = 0; k < 2; k++) {

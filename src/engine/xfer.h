@@ -14,7 +14,7 @@
  * read-modify-write span): sized by the call's pieces, kept in the handle
  * between calls (engine_impl.h, core/scratch.h) and freed at close. */
 typedef struct ostio__xfer_scratch {
-  ostio__scratch scur, tmp, blen, disp, cnt, order, reqs, rmw;
+  ostio__scratch scur, tmp, blen, disp, start, fill, reqs, rmw;
   ostio__scratch segs[2], self[2], req[2], stat[2], types[2]; /* per round slot */
 } ostio__xfer_scratch;
 

@@ -565,8 +565,6 @@ int ostio__hints_format(const ostio__hints *h, int i, char *buf, size_t cap)
 static const struct {
   const char *key, *why;
 } no_effect[] = {
-    {"romio_ds_read", "independent reads are never sieved; each read_at is one pread"},
-    {"ind_rd_buffer_size", "no independent-read sieving buffer (see romio_ds_read)"},
     {"ind_wr_buffer_size", "independent writes are never sieved; each write_at is one pwrite (or goes "
                            "through ostio_cache)"},
     {"romio_no_indep_rw", "independent calls are always allowed; opens are not deferred"},

@@ -10,7 +10,7 @@
 #include "core/error.h"
 
 #define SYNTAX                                                                               \
-  "expected OP:RANK:NTH:WHAT with OP write or read, RANK a rank >= 0 or *, NTH the 1-based "  \
+  "expected OP:RANK:NTH:WHAT with OP write, read or shm, RANK a rank >= 0 or *, NTH the 1-based "  \
   "system call number, WHAT one of EIO, ENOSPC, EDQUOT, EFBIG, EROFS, EACCES, EPERM, ENOMEM, " \
   "EINVAL, short, stuck (e.g. write:0:3:EIO)"
 
@@ -69,6 +69,7 @@ int ostio__fault_parse(const char *spec, ostio__fault *f)
   ostio__fault g = {.active = 1, .rank = -1};
   if (strcmp(field[0], "write") == 0) g.is_write = 1;
   else if (strcmp(field[0], "read") == 0) g.is_write = 0;
+  else if (strcmp(field[0], "shm") == 0) g.on_shm = 1;
   else return bad(spec, "OP", field[0]);
 
   int64_t v;
@@ -79,6 +80,8 @@ int ostio__fault_parse(const char *spec, ostio__fault *f)
   if (parse_int(field[2], 1, INT64_MAX, &v) == 0) g.nth = v;
   else return bad(spec, "NTH", field[2]);
 
+  if (g.on_shm && (!strcmp(field[3], "short") || !strcmp(field[3], "stuck")))
+    return bad(spec, "WHAT for OP shm (an errno name only)", field[3]);
   if (strcmp(field[3], "short") == 0) g.mode = OSTIO__FAULT_SHORT;
   else if (strcmp(field[3], "stuck") == 0) g.mode = OSTIO__FAULT_STUCK;
   else {

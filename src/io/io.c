@@ -124,7 +124,7 @@ void ostio__io_call_begin(ostio__io *io, int is_write, const ostio__io_preq *q, 
   c->fault = -1;
   c->err = 0;
   c->len = len;
-  if (f->active && f->is_write == is_write && f->nth == nth &&
+  if (f->active && !f->on_shm && f->is_write == is_write && f->nth == nth &&
       (f->rank < 0 || f->rank == io->rank)) {
     c->fault = f->mode;
     c->err = f->err;

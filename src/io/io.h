@@ -14,12 +14,14 @@
 
 /* ---- fault injection (fault.c) -----------------------------------------
  * OSTIO_FAULT=OP:RANK:NTH:WHAT
- *   OP    write | read
+ *   OP    write | read | shm
  *   RANK  the rank (in the file's communicator) that fails, or * for all
  *   NTH   1-based index of the system call of OP on that rank, counted from
- *         ostio_open, that fails; only that one call fails
+ *         ostio_open, that fails; only that one call fails. For shm: the
+ *         NTH reservation of the cache's shared memory by that process
+ *         (one per open with the cache on one node; src/cache/cache_xport.c)
  *   WHAT  an errno name (EIO, ENOSPC, EDQUOT, EFBIG, EROFS, EACCES, EPERM,
- *         ENOMEM): the call fails with it;
+ *         ENOMEM): the call fails with it (shm takes only these);
  *         short: the call moves half of its bytes (the loop retries the
  *         rest, so data stays right);
  *         stuck: the call moves 0 bytes (reported as OSTIO_EIO, "no progress").
@@ -28,7 +30,8 @@ typedef enum { OSTIO__FAULT_ERRNO = 0, OSTIO__FAULT_SHORT, OSTIO__FAULT_STUCK } 
 
 typedef struct ostio__fault {
   int active;           /* 0: no fault configured                          */
-  int is_write;         /* 1: OP write, 0: read                            */
+  int is_write;         /* 1: OP write, 0: read (or shm)                   */
+  int on_shm;           /* 1: OP shm (the cache's shared memory, not io.c) */
   int rank;             /* -1 for *                                        */
   int64_t nth;          /* >= 1                                            */
   int mode;             /* ostio__fault_mode                               */

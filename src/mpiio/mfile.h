@@ -113,6 +113,11 @@ int ostio__mpiio_access(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos
  * type's size). MPI_STATUS_IGNORE is accepted. */
 void ostio__mpiio_set_status(MPI_Status *st, int64_t nbytes);
 
+/* An independent read of the n extents e (in view order) into data, their
+ * bytes back to back, sieved as the hints romio_ds_read and
+ * ind_rd_buffer_size say (mpiio_sieve.c). */
+int ostio__mpiio_sieve_read(ostio__mfile *mf, const ostio_extent *e, size_t n, char *data);
+
 /* ---- the calls' common path (mpiio_data.c) ---- */
 enum {
   OSTIO__OP_WRITE = 1,     /* else read                                    */

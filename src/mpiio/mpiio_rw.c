@@ -1,8 +1,9 @@
 /* One data access of the interposer (mfile.h): the memory datatype walked
  * into a contiguous buffer (or used in place when it is one piece), the
  * view walked into file extents, then one ostio call -- ostio_write_all /
- * ostio_read_all for the collective forms, ostio_write_at / ostio_read_at per
- * extent for the independent ones -- and the byte count for the status.
+ * ostio_read_all for the collective forms, ostio_write_at per extent for the
+ * independent writes, sieved ostio_read_at windows for the independent reads
+ * (mpiio_sieve.c) -- and the byte count for the status.
  *
  * Errors: a collective access agrees on the local checks first (one
  * Allreduce), so a rank with a bad datatype makes every rank return the same
@@ -108,9 +109,9 @@ static int independent(ostio__mfile *mf, const ostio__mpiio_op *op, const ext_li
   int rc = 0;
   if (mf->atomic && (rc = ostio__mpiio_mutex_lock(mf)) < 0) return rc;
   int64_t at = 0;
-  for (size_t i = 0; i < l->n && rc == 0; i++) {
-    rc = op->is_write ? ostio_write_at(mf->fh, l->e[i].offset, data + at, (size_t)l->e[i].length)
-                      : ostio_read_at(mf->fh, l->e[i].offset, data + at, (size_t)l->e[i].length);
+  if (!op->is_write) rc = ostio__mpiio_sieve_read(mf, l->e, l->n, data);
+  for (size_t i = 0; op->is_write && i < l->n && rc == 0; i++) {
+    rc = ostio_write_at(mf->fh, l->e[i].offset, data + at, (size_t)l->e[i].length);
     at += l->e[i].length;
   }
   if (mf->atomic) {

@@ -29,20 +29,29 @@ int ostio__count_objects(const ostio_layout *l, const ostio__range *r, size_t n,
     free(tb);
     return -1;
   }
-  for (size_t i = 0; i < n; i++) {
+  /* Ranges that touch are walked as one: the same objects, one walk (an
+   * aggregator's pieces of a view of one-byte blocks are one run in the
+   * file however many ranks they came from). */
+  for (size_t i = 0; i < n && *objects < base[l->ncomp];) { /* all seen: no more to find */
     const ostio__range *x = (const ostio__range *)((const char *)r + i * stride);
+    int64_t off = x->off, end = x->off + x->len;
+    for (i++; i < n && base[l->ncomp] > 1; i++) { /* one object: any range finds it */
+      const ostio__range *y = (const ostio__range *)((const char *)r + i * stride);
+      if (y->off != end || y->len > INT64_MAX - end) break;
+      end += y->len;
+    }
     ostio__piece_iter it;
     ostio_piece p;
-    if (ostio__piece_iter_init(&it, l, x->off, x->len) < 0) continue;
+    if (ostio__piece_iter_init(&it, l, off, end - off) < 0) continue;
     int64_t seen = 0;
     while (ostio__piece_iter_next(&it, &p) == 1) {
       *objects += set_bit(ob, base[p.component] + p.object);
       if (p.ost >= 0 && p.ost < OST_BITS) *osts += set_bit(tb, p.ost);
       /* A long range has met every object of the component: jump on. */
       if (++seen > 2 * (int64_t)l->comp[p.component].stripe_count) {
-        int64_t end = l->comp[p.component].end;
-        if (end >= x->off + x->len) break;
-        ostio__piece_iter_init(&it, l, end, x->off + x->len - end);
+        int64_t cend = l->comp[p.component].end;
+        if (cend >= end) break;
+        ostio__piece_iter_init(&it, l, cend, end - cend);
         seen = 0;
       }
     }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/scratch.h"
 #include "ostio.h"
 #include "plan/domain.h"
 
@@ -46,6 +47,13 @@ typedef struct ostio__xpiece {
 int ostio__plan_local(const ostio_extent *ext, size_t n, ostio__ext **out, size_t *nout,
                       int64_t *bytes, int64_t *lo, int64_t *hi);
 
+/* The _in forms put their arrays in mem (a handle's scratch, reused from
+ * call to call, core/scratch.h) instead of malloc: the caller does not
+ * free *out, which stays valid until mem's next use. */
+int ostio__plan_local_in(ostio__scratch *mem, const ostio_extent *ext, size_t n,
+                         ostio__ext **out, size_t *nout, int64_t *bytes, int64_t *lo,
+                         int64_t *hi);
+
 /* Order key of the byte at off under d (see ostio__xpiece). */
 int ostio__plan_key(const ostio__domains *d, int64_t off, int64_t *major, int64_t *minor);
 
@@ -53,11 +61,19 @@ int ostio__plan_key(const ostio__domains *d, int64_t off, int64_t *major, int64_
  * *out is malloc'ed (NULL when *np == 0). */
 int ostio__plan_split(const ostio__ext *e, size_t n, const ostio__domains *d,
                       ostio__xpiece **out, size_t *np);
+int ostio__plan_split_in(ostio__scratch *mem, const ostio__ext *e, size_t n,
+                         const ostio__domains *d, ostio__xpiece **out, size_t *np);
 
 /* At an aggregator: sorts by (major, minor) and fails with OSTIO_EOVERLAP
  * (detail names both byte ranges and both ranks) when two pieces share a
  * byte. */
 int ostio__plan_sort(ostio__xpiece *p, size_t n);
+/* mem: the merge buffer (n pieces when the input has several runs). */
+int ostio__plan_sort_in(ostio__scratch *mem, ostio__xpiece *p, size_t n);
+/* The same result, sorted from src into dst (n pieces each, not
+ * overlapping; src is clobbered): the merge levels alternate between the
+ * two arrays, so no level copies back. */
+int ostio__plan_sort_into(ostio__xpiece *src, size_t n, ostio__xpiece *dst);
 
 /* Cuts the sorted pieces' bytes into rounds of at most cap bytes. *nrounds
  * receives the count (0 when there are no bytes); *sched (malloc'ed,
@@ -65,6 +81,10 @@ int ostio__plan_sort(ostio__xpiece *p, size_t n);
  * [r * nsrc + s]. */
 int ostio__plan_rounds(const ostio__xpiece *p, size_t n, int64_t cap, int nsrc,
                        int64_t **sched, int *nrounds);
+/* The same when the caller knows the pieces' byte total (no pass to sum
+ * them); OSTIO_EINVAL when the pieces hold more. */
+int ostio__plan_rounds_total(const ostio__xpiece *p, size_t n, int64_t total, int64_t cap,
+                             int nsrc, int64_t **sched, int *nrounds);
 
 /* A contiguous part of one piece moved in one round. pos: at a source, the
  * position in the user buffer; at an aggregator, in the round buffer. */
