@@ -16,7 +16,8 @@ Cases:
   c-spawn        posix_spawn from C, one thread
   c-pool         posix_spawnp from C, four threads
   c-vfork        vfork from C; the child closes and dup2s the container fd
-  rename         fsync while a thread renames the container away and back,
+  rename         fsync while a thread renames the container away and back
+                 (and a case renamed once after open: reads under the new name),
                  through the preload (C and CPython) and by raw system calls
   stress         all of the above at once, in C and in CPython
 Each case runs plain and staged.
@@ -44,7 +45,7 @@ CASES = {
     "c-spawn": [("c", "spawn")],
     "c-pool": [("c", "pool")],
     "c-vfork": [("c", "vfork")],
-    "rename": [("c", "rename"), ("c", "rawrename"), ("py", "rename")],
+    "rename": [("c", "rename"), ("c", "rawrename"), ("py", "rename"), ("py", "renamed")],
     "stress": [("c", "spawn,pool,vfork,rename,rawrename"),
                ("py", "subprocess,pool,posix_spawn,rename")],
 }

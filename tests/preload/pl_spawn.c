@@ -170,14 +170,15 @@ static void check_all(int rfd, const char *how)
     for (long w = 0; w < nwriters; w++) {
       off_t off = (off_t)(k * nwriters + w) * chunk;
       ssize_t n = pread(rfd, b, (size_t)chunk, off);
+      int e = n < 0 ? errno : 0;
       long diff = 0;
       for (long i = 0; n == chunk && i < chunk; i++) diff += b[i] != val(w, k);
       if (n == chunk && diff == 0) continue;
       if (n == chunk && b[0] == 0 && b[chunk - 1] == 0) zeros++;
       if (bad++ < 5)
         fail("%s: writer %ld chunk %ld at %lld: pread %zd, %ld bytes differ (first 0x%02x, "
-             "expected 0x%02x)", how, w, k, (long long)off, n, diff, n > 0 ? b[0] : 0,
-             val(w, k));
+             "expected 0x%02x)%s%s", how, w, k, (long long)off, n, diff, n > 0 ? b[0] : 0,
+             val(w, k), e ? ": " : "", e ? strerror(e) : "");
     }
   if (bad) fail("%s: %ld of %ld chunks wrong (%ld read back as zeros)", how, bad,
                 nchunks * nwriters, zeros);

@@ -5,7 +5,8 @@ and rename it. The same chunks as tests/preload/pl_spawn.c: writer w writes
 chunk k at (k * WRITERS + w) * CHUNK, every byte 1 + (w * 131 + k * 29) % 255.
 
 Usage: python3 spawn_workload.py CTR CHUNKS CHUNK WRITERS MODES
-  MODES (comma-separated): subprocess, pool, posix_spawn, rename, none.
+  MODES (comma-separated): subprocess, pool, posix_spawn, rename, renamed (the
+  container renamed once after open, back before close), none.
 Exit 0 when every write and fsync succeeded and every chunk reads back
 exactly through the writing fd; 1 with the failures on stderr."""
 import concurrent.futures
@@ -72,14 +73,18 @@ def posix_spawner():
 
 
 def renamer(ctr):
+    # Counted without the lock: a loop that takes the lock at every rename
+    # starves the main thread's fail() (Python's locks are not fair).
+    n = 0
     while not done.is_set():
         for a, b in ((ctr, ctr + ".mv"), (ctr + ".mv", ctr)):
             try:
                 os.rename(a, b)
-                with lock:
-                    counts["renamed"] += 1
+                n += 1
             except OSError as e:
                 fail("rename %s -> %s: %s" % (a, b, e))
+    with lock:
+        counts["renamed"] += n
 
 
 def check(fd, chunks, chunk, nw, how):
@@ -113,9 +118,15 @@ def main():
             helpers.append(threading.Thread(target=posix_spawner))
         elif m == "rename":
             helpers.append(threading.Thread(target=renamer, args=(ctr,)))
+        elif m == "renamed":
+            pass  # below: the writes, fsyncs and reads all under the new name
         elif m != "none":
             print("spawn_workload: unknown mode %s" % m, file=sys.stderr)
             return 2
+    if "renamed" in modes:  # staged (if so) under the old name, reloaded under the new
+        os.pwrite(fd, bytes([val(0, 0)]) * chunk, 0)
+        os.fsync(fd)
+        os.rename(ctr, ctr + ".mv")
     for t in helpers:
         t.start()
     ws = [threading.Thread(target=writer, args=(fd, w, chunks, chunk, nw)) for w in range(nw)]
@@ -128,6 +139,8 @@ def main():
     for t in helpers:
         t.join()
     check(fd, chunks, chunk, nw, "own fd")
+    if "renamed" in modes:
+        os.rename(ctr + ".mv", ctr)
     try:
         os.close(fd)
     except OSError as e:

@@ -145,6 +145,10 @@ enum { OSTIO__LOGSRC_INDEX = 1, OSTIO__LOGSRC_DATA = 2, OSTIO__LOGSRC_COVERED = 
 
 typedef struct ostio__logdir {
   char *path;
+  /* The name a stage directory's leaf is derived from (docs/staging.md),
+   * when it is not path: a store renamed while open keeps the name it was
+   * opened with (not owned; NULL: path). */
+  const char *stage_key;
   int dirfd;
   ostio__manifest m;
   ostio__logsrc *src;      /* sorted by (session, writer)                  */

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ typedef struct log_store {
   int32_t own_src;           /* its index in d->src (-1 none)                     */
   uint32_t epoch;            /* of this writer's records (raised under locks)     */
   int sdirfd;                /* ostio_stage_dir: the writer's stage directory, or -1 */
+  char *key;                 /* the path at open: stage leaves derive from it, renamed or not */
   char *stage_dir;           /* its path (docs/staging.md)                        */
 } log_store;
 
@@ -50,15 +52,25 @@ static int create(const char *path, const struct ostio__hints *h, int excl)
 
 /* dirfd >= 0 (a reload): the directory the store has open, whatever its
  * name is now (another thread or process may rename it at any time); path
- * is then its name for messages. */
-static int load(int dirfd, const char *path, ostio__logdir **dp, ostio__logmap *map)
+ * is then its name for messages. key: the name stage leaves derive from.
+ * sdirfd >= 0: this process's staged writer (session, writer) is read from
+ * the stage directory it holds, not found again through its record (the
+ * container may have been renamed since). */
+static int load(int dirfd, const char *path, const char *key, int sdirfd, uint32_t session,
+                uint32_t writer, ostio__logdir **dp, ostio__logmap *map)
 {
   ostio__logload st;
   memset(&st, 0, sizeof st);
   ostio__logmap_init(map);
   int rc = dirfd >= 0 ? ostio__log_open_fd(dirfd, path, NULL, 0, dp)
                       : ostio__log_open(path, NULL, 0, dp);
-  if (rc == 0) rc = ostio__log_scan(*dp);
+  if (rc == 0) {
+    (*dp)->stage_key = key;
+    rc = ostio__log_scan(*dp);
+  }
+  if (rc == 0 && sdirfd >= 0)
+    rc = ostio__stage_mark(*dp, ostio__log_src_find(*dp, session, writer),
+                           ostio__stage_host_hash(ostio__stage_self()), sdirfd);
   if (rc == 0) rc = ostio__log_load_all(*dp, map, &st);
   if (rc == 0) rc = ostio__logmap_build(map);
   if (rc < 0) {
@@ -79,7 +91,9 @@ static int lg_reload(ostio__store *s)
     int rc = ostio__logw_flush(&l->w);
     if (rc < 0) return rc;
   }
-  int rc = load(l->d->dirfd, s->path, &d, &map);
+  int staged = l->wactive && l->sdirfd >= 0;
+  int rc = load(l->d->dirfd, s->path, l->key, staged ? l->sdirfd : -1, l->w.session,
+                l->w.writer, &d, &map);
   if (rc < 0) return rc;
   if (l->wactive) {
     l->w.d = d;
@@ -137,8 +151,12 @@ static int lg_open(const char *path, ostio__store **out)
   l->base.path = path;
   l->own_src = -1;
   l->sdirfd = -1;
-  int rc = load(-1, path, &l->d, &l->map);
+  char abs[PATH_MAX]; /* canonical now: a later rename leaves no name to resolve */
+  l->key = strdup(realpath(path, abs) ? abs : path);
+  int rc = l->key ? load(-1, path, l->key, -1, 0, 0, &l->d, &l->map)
+                  : ostio__fail(OSTIO_ENOMEM, "out of memory");
   if (rc < 0) {
+    free(l->key);
     free(l);
     return rc;
   }
@@ -198,6 +216,7 @@ static void lg_close(ostio__store *s, int removing)
   ostio__log_close(&l->d);
   ostio__logmap_free(&l->map);
   ostio__logres_free(&l->res);
+  free(l->key);
   free(l);
 }
 
@@ -214,7 +233,7 @@ static int stage(log_store *l, uint32_t session, int32_t hd, int at)
   if (rc < 0 || !ostio__hints_stage_dir(&h)) return rc;
   char dir[OSTIO__STAGE_DIR_MAX];
   int fd = -1;
-  if ((rc = ostio__stage_dir_open(h.ostio_stage_dir, l->base.path, session, dir, sizeof dir,
+  if ((rc = ostio__stage_dir_open(h.ostio_stage_dir, l->key, session, dir, sizeof dir,
                                   &fd)) < 0)
     return rc;
   if (!(l->stage_dir = strdup(dir))) {

@@ -153,7 +153,7 @@ int ostio__stage_rec_read(ostio__logdir *d, size_t i, ostio__stagerec *r)
   /* The directory must be the one ostio derives for this container and
    * session: a record naming anything else (another container's hostdir)
    * would have the drain copy from it and remove its files. */
-  stage_leaf(d->path, s->session, leaf, sizeof leaf);
+  stage_leaf(d->stage_key ? d->stage_key : d->path, s->session, leaf, sizeof leaf);
   const char *last = strrchr(r->dir, '/');
   if (strcmp(last + 1, leaf) || last == r->dir)
     return ostio__fail(OSTIO_EACCES, "%s/%s/%s: the stage record names the directory %s; "
