@@ -16,7 +16,7 @@
 
 #include "core/agree.h"
 #include "core/error.h"
-#include "io/io.h"
+#include "core/fault.h"
 
 /* 1 when every rank of comm shares this node's memory (agreed). */
 static int one_node(MPI_Comm comm, int nprocs)

@@ -1,6 +1,7 @@
-/* OSTIO_FAULT=OP:RANK:NTH:WHAT parsing (syntax in io.h and docs/io.md).
- * The injection itself is in io.c, where the system calls are counted. */
-#include "io/io.h"
+/* OSTIO_FAULT=OP:RANK:NTH:WHAT parsing (syntax in core/fault.h and docs/io.md).
+ * The injection itself is in io/io.c, where the system calls are counted,
+ * and in cache/cache_xport.c (OP shm). */
+#include "core/fault.h"
 
 #include <errno.h>
 #include <stdio.h>
