@@ -762,6 +762,66 @@ class StageTest(common.CliTestCase):
         self.assertEqual(len(got), a)
         self.assertTrue(got == bytes(want), "the bytes read back differ from those written")
 
+    def test_preload_stage_removed_lock(self):
+        """A staged process under the preload whose stage directory is
+        removed, then takes a lock after a later process wrote (a larger
+        session): the lock ends its writer (order_after_all), which copies
+        its bytes from its open logs before closing them; its next writes
+        (a new, staged writer) win over the later process's; no record
+        stays, check passes, the bytes flatten back."""
+        lib = os.path.join(os.path.dirname(common.OSTIO), "libostio-preload.so")
+        if not os.path.exists(lib):
+            self.skipTest("no libostio-preload.so beside the CLI")
+        os.mkdir(self.p("pre"))
+        os.mkdir(self.p("ssd"))
+        ctr = os.path.join(self.p("pre"), "c")
+        self.ok("container", "create", ctr, "--log")
+        e = dict(os.environ)
+        e.pop("OSTIO_TEST_RANKS_PER_NODE", None)
+        e.update(LD_PRELOAD=lib, OSTIO_PRELOAD_PATHS=self.p("pre"),
+                 OSTIO_HINTS="*:ostio_container=log:ostio_stage_dir=" + self.p("ssd"))
+        a, b, c = 1 * MiB + 17, 300001, 200003
+        da, db, dc = os.urandom(a), os.urandom(b), os.urandom(c)
+        cut = a + b // 2  # A's last write starts inside B's range
+        with open(self.p("in"), "wb") as f:
+            f.write(da + db + dc)
+        prog = ("import fcntl, os, shutil, subprocess, sys\n"
+                "ctr, ssd, inp, a, b, cut = sys.argv[1:4] + [int(x) for x in sys.argv[4:7]]\n"
+                "data = open(inp, 'rb').read()\n"
+                "def step(what, f):\n"
+                "    try:\n"
+                "        return f()\n"
+                "    except OSError as x:\n"
+                "        print('%s failed: errno %d (%s)' % (what, x.errno, x.strerror))\n"
+                "        sys.exit(3)\n"
+                "fd = os.open(ctr, os.O_RDWR)\n"
+                "step('pwrite A', lambda: os.pwrite(fd, data[:a], 0))\n"
+                "B = ('import os, sys\\nfd = os.open(sys.argv[1], os.O_RDWR)\\n'\n"
+                "     'os.pwrite(fd, open(sys.argv[2], \"rb\").read()[%d:%d], %d)\\n'\n"
+                "     'os.close(fd)\\n' % (a, a + b, a))\n"
+                "subprocess.run([sys.executable, '-c', B, ctr, inp], check=True)\n"
+                "staged = os.listdir(ssd)\n"
+                "for s in staged: shutil.rmtree(os.path.join(ssd, s))\n"
+                "step('lock', lambda: fcntl.lockf(fd, fcntl.LOCK_EX))\n"
+                "step('pwrite C', lambda: os.pwrite(fd, data[a + b:], cut))\n"
+                "step('unlock', lambda: fcntl.lockf(fd, fcntl.LOCK_UN))\n"
+                "step('close', lambda: os.close(fd))\n"
+                "print(len(staged), len(os.listdir(ssd)))\n")
+        r = subprocess.run([sys.executable, "-c", prog, ctr, self.p("ssd"), self.p("in"),
+                            str(a), str(b), str(cut)], env=e, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.stdout.split(), ["1", "0"], r.stdout + r.stderr)
+        self.assertEqual(self.records("pre/c"), [])
+        chk = self.check("pre/c")
+        self.assertEqual(chk.returncode, 0, chk.stdout + chk.stderr)
+        self.ok("container", "flatten", "pre/c", "flat.out")
+        want = da + db[:cut - a] + dc
+        with open(self.p("flat.out"), "rb") as f:
+            got = f.read()
+        self.assertEqual(len(got), len(want))
+        self.assertTrue(got == want, "the bytes read back differ from those written")
+
 
 def _take_writer():
     global WRITER
