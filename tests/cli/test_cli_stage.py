@@ -20,6 +20,7 @@ stage_writer.c), the drained copy's bytes against the staged log after a
 kill, the stage records and staged files.
 """
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -624,6 +625,201 @@ class StageTest(common.CliTestCase):
             got = f.read()
         want = bytes((o * 131 + (o >> 12) * 7) % 251 for o in range(a + b))
         self.assertEqual(len(got), a + b)
+        self.assertTrue(got == want, "the bytes read back differ from those written")
+
+    def test_preload_stage_removed_fsync(self):
+        """A process under the preload whose stage directory is removed
+        (rm -rf) after a write and an fsync: its next fsync copies the bytes
+        from its open staged logs into the container and succeeds, later
+        writes (one overwriting earlier bytes) go to the container unstaged,
+        the process reads its own bytes back; after the close no record
+        stays, check passes, the stage directory stays empty and every byte
+        reads back (flatten and a fresh preloaded reader)."""
+        lib = os.path.join(os.path.dirname(common.OSTIO), "libostio-preload.so")
+        if not os.path.exists(lib):
+            self.skipTest("no libostio-preload.so beside the CLI")
+        os.mkdir(self.p("pre"))
+        os.mkdir(self.p("ssd"))
+        ctr = os.path.join(self.p("pre"), "c")
+        self.ok("container", "create", ctr, "--log")
+        e = dict(os.environ)
+        e.pop("OSTIO_TEST_RANKS_PER_NODE", None)
+        e.update(LD_PRELOAD=lib, OSTIO_PRELOAD_PATHS=self.p("pre"),
+                 OSTIO_HINTS="*:ostio_container=log:ostio_stage_dir=" + self.p("ssd"))
+        a, b, c = 2 * MiB + 4321, 1 * MiB + 99, 3 * MiB + 5
+        n = a + b + c
+        gen = "bytes((o * 131 + (o >> 12) * 7 + {k}) % 251 for o in range({lo}, {hi}))"
+        want = bytearray(eval(gen.format(k=0, lo=0, hi=n)))
+        ow_off, ow_len = a - 1000, 4096  # overwrites bytes staged before the removal
+        want[ow_off:ow_off + ow_len] = eval(gen.format(k=1, lo=ow_off, hi=ow_off + ow_len))
+        prog = ("import os, shutil, sys\n"
+                "ctr, ssd, a, b, c = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])\n"
+                "ow_off, ow_len = int(sys.argv[6]), int(sys.argv[7])\n"
+                "gen = lambda k, lo, hi: " + gen.format(k="k", lo="lo", hi="hi") + "\n"
+                "def step(what, f):\n"
+                "    try:\n"
+                "        return f()\n"
+                "    except OSError as x:\n"
+                "        print('%s failed: errno %d (%s)' % (what, x.errno, x.strerror))\n"
+                "        sys.exit(3)\n"
+                "fd = os.open(ctr, os.O_RDWR)\n"
+                "step('pwrite 1', lambda: os.pwrite(fd, gen(0, 0, a), 0))\n"
+                "step('fsync 1', lambda: os.fsync(fd))\n"
+                "staged = os.listdir(ssd)\n"
+                "for s in staged: shutil.rmtree(os.path.join(ssd, s))\n"
+                "step('pwrite 2', lambda: os.pwrite(fd, gen(0, a, a + b), a))\n"
+                "step('fsync after the removal', lambda: os.fsync(fd))\n"
+                "step('pwrite 3', lambda: os.pwrite(fd, gen(0, a + b, a + b + c), a + b))\n"
+                "step('pwrite 4', lambda: os.pwrite(fd, gen(1, ow_off, ow_off + ow_len), ow_off))\n"
+                "step('fsync 3', lambda: os.fsync(fd))\n"
+                "left = os.listdir(ssd)\n"
+                "got = step('pread', lambda: os.pread(fd, a + b + c + 10, 0))\n"
+                "step('close', lambda: os.close(fd))\n"
+                "want = bytearray(gen(0, 0, a + b + c))\n"
+                "want[ow_off:ow_off + ow_len] = gen(1, ow_off, ow_off + ow_len)\n"
+                "print(len(staged), len(left), got == bytes(want))\n")
+        r = subprocess.run([sys.executable, "-c", prog, ctr, self.p("ssd"), str(a), str(b),
+                            str(c), str(ow_off), str(ow_len)],
+                           env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.stdout.split(), ["1", "0", "True"],
+                         "staged once, nothing staged after the rescue, own bytes read back: "
+                         + r.stdout + r.stderr)
+        self.assertEqual(os.listdir(self.p("ssd")), [])
+        self.assertEqual(self.records("pre/c"), [])
+        c = self.check("pre/c")
+        self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+        self.ok("container", "flatten", "pre/c", "flat.out")
+        with open(self.p("flat.out"), "rb") as f:
+            got = f.read()
+        self.assertEqual(len(got), n)
+        self.assertTrue(got == bytes(want), "the bytes read back differ from those written")
+        rd = ("import hashlib, os, sys\n"
+              "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
+              "h, k = hashlib.sha256(), 0\n"
+              "while True:\n"
+              "    x = os.read(fd, 1 << 20)\n"
+              "    if not x: break\n"
+              "    h.update(x); k += len(x)\n"
+              "print(k, h.hexdigest())\n")
+        r = subprocess.run([sys.executable, "-c", rd, ctr], env=e, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(), [str(n), hashlib.sha256(bytes(want)).hexdigest()])
+
+    def test_preload_stage_removed_read(self):
+        """A process under the preload whose stage directory is removed
+        (rm -rf) after a write reads its own bytes back (no fsync in
+        between): the read rescues the writer and returns them; a later
+        overwrite reads back too; the close leaves no record, check passes,
+        the bytes flatten back."""
+        lib = os.path.join(os.path.dirname(common.OSTIO), "libostio-preload.so")
+        if not os.path.exists(lib):
+            self.skipTest("no libostio-preload.so beside the CLI")
+        os.mkdir(self.p("pre"))
+        os.mkdir(self.p("ssd"))
+        ctr = os.path.join(self.p("pre"), "c")
+        self.ok("container", "create", ctr, "--log")
+        e = dict(os.environ)
+        e.pop("OSTIO_TEST_RANKS_PER_NODE", None)
+        e.update(LD_PRELOAD=lib, OSTIO_PRELOAD_PATHS=self.p("pre"),
+                 OSTIO_HINTS="*:ostio_container=log:ostio_stage_dir=" + self.p("ssd"))
+        a = 1 * MiB + 333
+        want = bytearray(os.urandom(a))
+        prog = ("import os, shutil, sys\n"
+                "ctr, ssd = sys.argv[1], sys.argv[2]\n"
+                "data = sys.stdin.buffer.read()\n"
+                "def step(what, f):\n"
+                "    try:\n"
+                "        return f()\n"
+                "    except OSError as x:\n"
+                "        print('%s failed: errno %d (%s)' % (what, x.errno, x.strerror))\n"
+                "        sys.exit(3)\n"
+                "fd = os.open(ctr, os.O_RDWR)\n"
+                "step('pwrite', lambda: os.pwrite(fd, data, 0))\n"
+                "staged = os.listdir(ssd)\n"
+                "for s in staged: shutil.rmtree(os.path.join(ssd, s))\n"
+                "r1 = step('pread after the removal', lambda: os.pread(fd, len(data), 0))\n"
+                "step('overwrite', lambda: os.pwrite(fd, b'Z' * 1000, 777))\n"
+                "r2 = step('pread 2', lambda: os.pread(fd, len(data) + 5, 0))\n"
+                "step('close', lambda: os.close(fd))\n"
+                "w2 = data[:777] + b'Z' * 1000 + data[1777:]\n"
+                "print(len(staged), r1 == data, r2 == w2, len(os.listdir(ssd)))\n")
+        r = subprocess.run([sys.executable, "-c", prog, ctr, self.p("ssd")], env=e,
+                           input=bytes(want), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=120)
+        out, err = r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
+        self.assertEqual(r.returncode, 0, out + err)
+        self.assertEqual(out.split(), ["1", "True", "True", "0"], out + err)
+        self.assertEqual(self.records("pre/c"), [])
+        c = self.check("pre/c")
+        self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+        self.ok("container", "flatten", "pre/c", "flat.out")
+        want[777:1777] = b"Z" * 1000
+        with open(self.p("flat.out"), "rb") as f:
+            got = f.read()
+        self.assertEqual(len(got), a)
+        self.assertTrue(got == bytes(want), "the bytes read back differ from those written")
+
+    def test_preload_stage_removed_lock(self):
+        """A staged process under the preload whose stage directory is
+        removed, then takes a lock after a later process wrote (a larger
+        session): the lock ends its writer (order_after_all), which copies
+        its bytes from its open logs before closing them; its next writes
+        (a new, staged writer) win over the later process's; no record
+        stays, check passes, the bytes flatten back."""
+        lib = os.path.join(os.path.dirname(common.OSTIO), "libostio-preload.so")
+        if not os.path.exists(lib):
+            self.skipTest("no libostio-preload.so beside the CLI")
+        os.mkdir(self.p("pre"))
+        os.mkdir(self.p("ssd"))
+        ctr = os.path.join(self.p("pre"), "c")
+        self.ok("container", "create", ctr, "--log")
+        e = dict(os.environ)
+        e.pop("OSTIO_TEST_RANKS_PER_NODE", None)
+        e.update(LD_PRELOAD=lib, OSTIO_PRELOAD_PATHS=self.p("pre"),
+                 OSTIO_HINTS="*:ostio_container=log:ostio_stage_dir=" + self.p("ssd"))
+        a, b, c = 1 * MiB + 17, 300001, 200003
+        da, db, dc = os.urandom(a), os.urandom(b), os.urandom(c)
+        cut = a + b // 2  # A's last write starts inside B's range
+        with open(self.p("in"), "wb") as f:
+            f.write(da + db + dc)
+        prog = ("import fcntl, os, shutil, subprocess, sys\n"
+                "ctr, ssd, inp, a, b, cut = sys.argv[1:4] + [int(x) for x in sys.argv[4:7]]\n"
+                "data = open(inp, 'rb').read()\n"
+                "def step(what, f):\n"
+                "    try:\n"
+                "        return f()\n"
+                "    except OSError as x:\n"
+                "        print('%s failed: errno %d (%s)' % (what, x.errno, x.strerror))\n"
+                "        sys.exit(3)\n"
+                "fd = os.open(ctr, os.O_RDWR)\n"
+                "step('pwrite A', lambda: os.pwrite(fd, data[:a], 0))\n"
+                "B = ('import os, sys\\nfd = os.open(sys.argv[1], os.O_RDWR)\\n'\n"
+                "     'os.pwrite(fd, open(sys.argv[2], \"rb\").read()[%d:%d], %d)\\n'\n"
+                "     'os.close(fd)\\n' % (a, a + b, a))\n"
+                "subprocess.run([sys.executable, '-c', B, ctr, inp], check=True)\n"
+                "staged = os.listdir(ssd)\n"
+                "for s in staged: shutil.rmtree(os.path.join(ssd, s))\n"
+                "step('lock', lambda: fcntl.lockf(fd, fcntl.LOCK_EX))\n"
+                "step('pwrite C', lambda: os.pwrite(fd, data[a + b:], cut))\n"
+                "step('unlock', lambda: fcntl.lockf(fd, fcntl.LOCK_UN))\n"
+                "step('close', lambda: os.close(fd))\n"
+                "print(len(staged), len(os.listdir(ssd)))\n")
+        r = subprocess.run([sys.executable, "-c", prog, ctr, self.p("ssd"), self.p("in"),
+                            str(a), str(b), str(cut)], env=e, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.stdout.split(), ["1", "0"], r.stdout + r.stderr)
+        self.assertEqual(self.records("pre/c"), [])
+        chk = self.check("pre/c")
+        self.assertEqual(chk.returncode, 0, chk.stdout + chk.stderr)
+        self.ok("container", "flatten", "pre/c", "flat.out")
+        want = da + db[:cut - a] + dc
+        with open(self.p("flat.out"), "rb") as f:
+            got = f.read()
+        self.assertEqual(len(got), len(want))
         self.assertTrue(got == want, "the bytes read back differ from those written")
 
 

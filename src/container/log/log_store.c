@@ -185,6 +185,28 @@ static void unstage(log_store *l, int removing)
   l->stage_dir = NULL;
 }
 
+/* This process's staged writer, when its staged logs are gone (the stage
+ * directory removed under it): every byte and record it wrote is copied
+ * from its open logs into the container (ostio__stage_rescue, which also
+ * removes its record and points the writer at the container's logs); the
+ * store then goes on unstaged: its own src is read from the container, the
+ * reloads no longer mark it staged, the close has nothing to drain.
+ * Returns 1 when it rescued, 0 when there was nothing to do, <0 on error
+ * (the writer then stays staged). */
+static int rescue(log_store *l)
+{
+  if (!l->wactive || l->sdirfd < 0) return 0;
+  int rc = ostio__stage_rescue(&l->w, NULL);
+  if (rc != 1) return rc;
+  ostio__stage_unmark(l->d, l->own_src);
+  close(l->sdirfd);
+  l->sdirfd = -1;
+  rmdir(l->stage_dir); /* removed already, or the session's others keep it */
+  free(l->stage_dir);
+  l->stage_dir = NULL;
+  return 1;
+}
+
 static void lg_close(ostio__store *s, int removing)
 {
   log_store *l = of(s);
@@ -195,12 +217,14 @@ static void lg_close(ostio__store *s, int removing)
   }
   if (l->wactive && l->sdirfd >= 0) { /* staged: drained before the size is published */
     int ok = ostio__logw_flush(&l->w) == 0;
-    if (ok) ok = ostio__stage_rescue(&l->w, NULL) >= 0; /* its stage directory removed */
-    ostio__logw_close(&l->w);
-    if (ok) unstage(l, 0);
-    else {
-      close(l->sdirfd);
-      l->sdirfd = -1;
+    if (ok) ok = rescue(l) >= 0; /* its stage directory removed: unstaged now */
+    if (l->sdirfd >= 0) {
+      ostio__logw_close(&l->w);
+      if (ok) unstage(l, 0);
+      else {
+        close(l->sdirfd);
+        l->sdirfd = -1;
+      }
     }
   }
   free(l->stage_dir);
@@ -342,6 +366,10 @@ static int lg_pread(ostio__store *s, void *buf, size_t len, int64_t off, size_t 
     np = 1;
   }
   rc = ostio__log_read_x(l->d, &l->map, &pend, np, &l->res, off, (int64_t)len, buf);
+  if (rc == OSTIO_ESTAGED && rescue(l) == 1) { /* its own staged logs removed: rescued */
+    ostio__clear_error();
+    return lg_pread(s, buf, len, off, got); /* once: unstaged now (its pending record flushed) */
+  }
   if (rc == 0) *got = len;
   return rc;
 }
@@ -365,10 +393,17 @@ static int lg_sync(ostio__store *s)
 {
   log_store *l = of(s);
   int rc = l->wactive ? ostio__logw_sync(&l->w) : 0;
+  /* Its stage directory removed: rescued, unstaged from now on. */
+  if (rc == 0 && (rc = rescue(l)) > 0) rc = 0;
   if (rc == 0 && l->wactive && l->sdirfd >= 0) { /* staged: the container names the ranges */
     ostio__drainw st = {0};
     rc = ostio__stage_drain(l->d, l->w.hostdir, l->w.session, l->w.writer, l->sdirfd, 1, &st,
                             NULL, NULL);
+    /* Removed between the rescue's look and the drain: rescued now. */
+    if (rc == OSTIO_ESTAGED && rescue(l) == 1) {
+      ostio__clear_error();
+      rc = 0;
+    }
   }
   return rc < 0 ? rc : lg_reload(s); /* and see what the others published */
 }
@@ -399,6 +434,7 @@ static void order_after_all(log_store *l)
     return;
   }
   if (ostio__logw_flush(&l->w) == 0) own_to_map(l);
+  rescue(l); /* its stage directory removed: from its open logs, before they close */
   ostio__logw_close(&l->w);
   unstage(l, 0); /* this writer ends: its staged logs go to the container now */
   l->wactive = 0;
@@ -421,7 +457,7 @@ static void lg_end(ostio__store *s)
   log_store *l = of(s);
   if (!l->wactive || l->sdirfd < 0) return;
   if (ostio__logw_flush(&l->w) == 0) own_to_map(l);
-  ostio__stage_rescue(&l->w, NULL); /* its stage directory removed: from the open logs */
+  rescue(l); /* its stage directory removed: from the open logs */
   ostio__logw_close(&l->w);
   unstage(l, 0);
   l->wactive = 0;
