@@ -47,7 +47,7 @@ endfunction()
 # The programs (ROMIO's test list as the coverage map; our own code).
 set(OSTIO_MPIIO_COV_PROGRAMS simple psimple noncontig noncontig_coll noncontig_coll2
     coll_test atomicity split_coll i_noncontig async shared_fp excl file_info hindexed
-    resized types_with_zeros big_extents file_ops bottom status random byte_blocks)
+    resized types_with_zeros big_extents file_ops bottom status random byte_blocks zero_view)
 foreach(p IN LISTS OSTIO_MPIIO_COV_PROGRAMS)
   if(p STREQUAL "noncontig_coll")
     ostio_mpiio_cov(${p} SOURCES noncontig.c DEFS MU_COLL=1)
