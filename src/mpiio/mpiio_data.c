@@ -119,10 +119,16 @@ OSTIO__MPIIO_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatyp
   if (rc == 0) rc = ostio__view_check(&v);
   if (rc == 0) rc = keep_type(etype, &ek);
   if (rc == 0) rc = keep_type(filetype, &fk);
-  /* MPI: set_view resets both file pointers. Rank 0 resets the shared one
-   * before the agreement, so no rank can use it first. */
-  if (rc == 0 && mf->rank == 0) rc = ostio__mpiio_shared_set(mf, 0);
+  /* Collective and all or nothing: the ranks agree on their checks first;
+   * only then does rank 0 reset the shared pointer (MPI: set_view resets
+   * both pointers), and a second agreement on that makes every rank install
+   * the new view or every rank keep its old one, pointers unchanged. Rank 0
+   * resets before the second agreement, so no rank can use the old value. */
   int arc = ostio__agree(mf->comm, rc);
+  if (arc == 0) {
+    if (mf->rank == 0) rc = ostio__mpiio_shared_set(mf, 0);
+    arc = ostio__agree(mf->comm, rc);
+  }
   if (arc < 0) {
     ostio__mpiio_drop_type(&ek);
     ostio__mpiio_drop_type(&fk);

@@ -83,6 +83,13 @@ static int check_args(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos,
   if (__builtin_mul_overflow((int64_t)count, mm->size, total))
     return ostio__fail(OSTIO_ERANGE, "count %lld of a %lld-byte datatype overflows 64 bits",
                        (long long)count, (long long)mm->size);
+  /* MPI: an access through a filetype of no data can move no byte; ROMIO
+   * moves the bytes as through a byte view at disp (onto whatever lies
+   * there), we refuse before any byte moves. */
+  if (*total > 0 && mf->view.ftype->size == 0)
+    return ostio__fail(OSTIO_EINVAL, "%lld bytes asked through a file view whose filetype "
+                       "holds no data: only accesses of 0 bytes are valid there",
+                       (long long)*total);
   if (*total % mf->view.etype_size != 0)
     return ostio__fail(OSTIO_EINVAL, "%lld bytes is not a whole number of etypes (%lld bytes "
                        "each): MPI accesses whole etypes", (long long)*total,

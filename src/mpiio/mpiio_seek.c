@@ -9,7 +9,7 @@ int ostio__view_data_before(const ostio__view *v, int64_t off, int64_t *bytes)
 {
   const ostio__dtype_map *m = v->ftype;
   *bytes = 0;
-  if (off <= v->disp) return 0;
+  if (off <= v->disp || m->size == 0) return 0; /* a zero-size filetype sees no byte */
   int64_t rel = off - v->disp;
   int64_t tile = rel / m->extent, r = rel % m->extent;
   /* tile whole tiles of m->size bytes each, then the blocks of tile `tile`

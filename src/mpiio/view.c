@@ -37,8 +37,14 @@ int ostio__view_check(const ostio__view *v)
                        (long long)v->etype_size);
   if (!m)
     return ostio__fail(OSTIO_EINVAL, "file view: no filetype");
-  if (m->size <= 0 || m->nblocks <= 0)
-    return ostio__fail(OSTIO_EINVAL, "file view: the filetype holds no data");
+  if (m->size < 0 || m->nblocks < 0)
+    return ostio__fail(OSTIO_EINVAL, "file view: filetype size %lld is negative",
+                       (long long)m->size);
+  /* MPI allows a filetype with no data (size 0, any extent): the rank then
+   * sees no bytes of the file, and only accesses of 0 bytes are valid
+   * (PnetCDF gives such a view to a rank with no part of a request). */
+  if (m->size == 0)
+    return OSTIO_OK;
   if (m->size % v->etype_size != 0)
     return ostio__fail(OSTIO_EINVAL,
                        "file view: filetype size %lld is not a multiple of the etype size %lld",

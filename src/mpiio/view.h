@@ -28,11 +28,13 @@ typedef struct {
 void ostio__view_default(ostio__view *v);
 
 /* The rules MPI puts on a view, checked once when it is set: disp >= 0, an
- * etype of positive size, a filetype with data, its size a multiple of the
- * etype size, its block displacements non-negative, non-decreasing and not
- * overlapping, tiles that advance and do not overlap (extent >= the span of
- * the data), and the first tile's addresses inside 64 bits. OSTIO_EINVAL
- * with a sentence naming the rule and the values. Work: O(blocks). */
+ * etype of positive size, a filetype size that is a multiple of the etype
+ * size, and, for a filetype with data, block displacements non-negative,
+ * non-decreasing and not overlapping, tiles that advance and do not overlap
+ * (extent >= the span of the data), and the first tile's addresses inside 64
+ * bits. A filetype of size 0 (any extent) is accepted, as MPI does: its
+ * stream holds no byte, so only walks of 0 bytes succeed. OSTIO_EINVAL with
+ * a sentence naming the rule and the values. Work: O(blocks). */
 int ostio__view_check(const ostio__view *v);
 
 /* Starts a walk of the file extents of data bytes [pos_etypes * etype_size,
