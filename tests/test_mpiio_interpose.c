@@ -282,6 +282,62 @@ static void shared(const char *path)
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Issue 28: a zero-data view takes part in collectives, but more than 0
+ * bytes through it are refused on every rank (ROMIO would put them at the
+ * view's disp); a view one rank refuses leaves every rank's old view and
+ * both pointers in place. The file's bytes show where data went. */
+static void zero_view(const char *path)
+{
+  MPI_File fh;
+  MPI_Datatype z;
+  MPI_Type_contiguous(0, MPI_BYTE, &z);
+  MPI_Type_commit(&z);
+  CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                      &fh) == 0);
+  int last = rank == nprocs - 1;
+  CHECK(MPI_File_set_view(fh, last ? 0 : 100 + 8 * rank, MPI_BYTE, last ? z : MPI_BYTE,
+                          "native", MPI_INFO_NULL) == 0);
+  char b[8];
+  memset(b, 'a' + rank, sizeof b);
+  int rc = MPI_File_write_at_all(fh, 0, b, 8, MPI_BYTE, MPI_STATUS_IGNORE);
+  CHECKF(cls(rc) == MPI_ERR_ARG, "8 bytes through a zero view: class %d", cls(rc));
+  if (last) {
+    rc = MPI_File_write_at(fh, 0, b, 8, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECKF(cls(rc) == MPI_ERR_ARG, "independent 8 bytes through a zero view: class %d",
+           cls(rc));
+  }
+  MPI_Offset size = -1;
+  CHECK(MPI_File_get_size(fh, &size) == 0);
+  CHECK_EQ_I64(size, 0);
+  /* A set_view refused by the last rank (negative disp): every rank fails
+   * and keeps its view; the pointers stay where they were. */
+  if (!last) CHECK(MPI_File_seek(fh, 1, MPI_SEEK_SET) == 0);
+  CHECK(MPI_File_seek_shared(fh, 2, MPI_SEEK_SET) == 0);
+  rc = MPI_File_set_view(fh, last ? -1 : 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+  CHECKF(cls(rc) == MPI_ERR_ARG, "one rank's negative disp: class %d", cls(rc));
+  MPI_Offset pos = -1, spos = -1;
+  CHECK(MPI_File_get_position(fh, &pos) == 0);
+  CHECK_EQ_I64(pos, last ? 0 : 1);
+  CHECK(MPI_File_get_position_shared(fh, &spos) == 0);
+  CHECK_EQ_I64(spos, 2);
+  rc = MPI_File_write_all(fh, b, last ? 0 : 1, MPI_BYTE, MPI_STATUS_IGNORE);
+  CHECKF(rc == 0, "write_all after the refused view: rc %d", rc);
+  CHECK(MPI_File_close(&fh) == 0);
+  MPI_Type_free(&z);
+  /* Each data rank's byte at 100 + 8 * rank + 1, nothing before 100. */
+  if (rank == 0) {
+    char want[200] = {0}, got[200];
+    int64_t end = nprocs > 1 ? 100 + 8 * (nprocs - 2) + 2 : 0;
+    for (int r = 0; r + 1 < nprocs; r++) want[100 + 8 * r + 1] = (char)('a' + r);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(got, 1, sizeof got, f) : 0;
+    if (f) fclose(f);
+    CHECK_EQ_I64((int64_t)n, end);
+    CHECK(memcmp(got, want, n) == 0);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -314,6 +370,8 @@ int main(int argc, char **argv)
   atomic(path);
   snprintf(path, sizeof path, "%s/shared", dir);
   shared(path);
+  snprintf(path, sizeof path, "%s/zero_view", dir);
+  zero_view(path);
   /* Log containers refuse atomic mode, by name. */
   MPI_Info log;
   MPI_Info_create(&log);
