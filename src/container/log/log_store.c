@@ -256,19 +256,35 @@ static int stage(log_store *l, uint32_t session, int32_t hd, int at)
   int rc = ostio__hints_resolve_env(l->base.path, &h);
   if (rc < 0 || !ostio__hints_stage_dir(&h)) return rc;
   char dir[OSTIO__STAGE_DIR_MAX];
-  int fd = -1;
-  if ((rc = ostio__stage_dir_open(h.ostio_stage_dir, l->key, session, dir, sizeof dir,
-                                  &fd)) < 0)
-    return rc;
-  if (!(l->stage_dir = strdup(dir))) {
-    close(fd);
-    return ostio__fail(OSTIO_ENOMEM, "out of memory");
-  }
-  l->sdirfd = fd;
   uint32_t writer = l->w.writer;
-  ostio__logw_close(&l->w);
-  ostio__logw_init(&l->w, l->d, session, writer, hd);
-  ostio__logw_stage(&l->w, l->sdirfd, l->stage_dir, ostio__stage_self());
+  /* The staged logs are made here, at once. Processes of one session share
+   * the stage directory, and the last one to finish removes it (rmdir, when
+   * empty): between our mkdir and our first file it may be removed under
+   * us (seen in test_log_concurrent with staging: dd failing ENOENT). Then
+   * it is made again; once our logs are in it, no rmdir can succeed. */
+  for (int attempt = 0;; attempt++) {
+    int fd = -1;
+    if ((rc = ostio__stage_dir_open(h.ostio_stage_dir, l->key, session, dir, sizeof dir,
+                                    &fd)) < 0)
+      return rc;
+    free(l->stage_dir);
+    if (!(l->stage_dir = strdup(dir))) {
+      close(fd);
+      return ostio__fail(OSTIO_ENOMEM, "out of memory");
+    }
+    l->sdirfd = fd;
+    ostio__logw_close(&l->w);
+    ostio__logw_init(&l->w, l->d, session, writer, hd);
+    ostio__logw_stage(&l->w, l->sdirfd, l->stage_dir, ostio__stage_self());
+    if ((rc = ostio__logw_create(&l->w)) == 0) break;
+    struct stat st;
+    int removed = fstat(fd, &st) == 0 && st.st_nlink == 0;
+    ostio__logw_close(&l->w);
+    close(fd);
+    l->sdirfd = -1;
+    if (!removed || attempt == 7) return rc;
+    ostio__clear_error();
+  }
   return ostio__stage_mark(l->d, at, ostio__stage_host_hash(ostio__stage_self()), l->sdirfd);
 }
 
