@@ -169,6 +169,16 @@ static int lg_open(const char *path, ostio__store **out)
  * record and the staged logs go; on removal only the staged logs. A failed
  * drain leaves the writer staged: `ostio container check` names it and
  * `ostio stage drain` finishes it. */
+/* Lets go of the writer's stage directory (its fd and path), leaving the
+ * directory and its files as they are. */
+static void drop_stage(log_store *l)
+{
+  if (l->sdirfd >= 0) close(l->sdirfd);
+  l->sdirfd = -1;
+  free(l->stage_dir);
+  l->stage_dir = NULL;
+}
+
 static void unstage(log_store *l, int removing)
 {
   if (l->sdirfd < 0) return;
@@ -179,10 +189,7 @@ static void unstage(log_store *l, int removing)
   else if (ostio__stage_discard(l->d->path, l->w.session, l->w.writer, l->sdirfd) == 0)
     rmdir(l->stage_dir); /* the last writer of the session's: empty now */
   ostio__clear_error();
-  close(l->sdirfd);
-  l->sdirfd = -1;
-  free(l->stage_dir);
-  l->stage_dir = NULL;
+  drop_stage(l);
 }
 
 /* This process's staged writer, when its staged logs are gone (the stage
@@ -199,11 +206,8 @@ static int rescue(log_store *l)
   int rc = ostio__stage_rescue(&l->w, NULL);
   if (rc != 1) return rc;
   ostio__stage_unmark(l->d, l->own_src);
-  close(l->sdirfd);
-  l->sdirfd = -1;
   rmdir(l->stage_dir); /* removed already, or the session's others keep it */
-  free(l->stage_dir);
-  l->stage_dir = NULL;
+  drop_stage(l);
   return 1;
 }
 
@@ -221,10 +225,7 @@ static void lg_close(ostio__store *s, int removing)
     if (l->sdirfd >= 0) {
       ostio__logw_close(&l->w);
       if (ok) unstage(l, 0);
-      else {
-        close(l->sdirfd);
-        l->sdirfd = -1;
-      }
+      else drop_stage(l);
     }
   }
   free(l->stage_dir);
@@ -486,12 +487,7 @@ static void lg_forked(ostio__store *s)
   if (!l->wactive) return;
   ostio__logw_close(&l->w);
   l->wactive = 0;
-  if (l->sdirfd >= 0) { /* the parent drains its staged writer */
-    close(l->sdirfd);
-    l->sdirfd = -1;
-    free(l->stage_dir);
-    l->stage_dir = NULL;
-  }
+  drop_stage(l); /* the parent drains its staged writer */
 }
 
 const ostio__store_ops ostio__store_log = {
