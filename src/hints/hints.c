@@ -367,6 +367,14 @@ int ostio__hints_index(const char *key)
   return -1;
 }
 
+int ostio__hints_known(const char *key)
+{
+  if (ostio__hints_index(key) >= 0) return 1;
+  for (int a = 0; key && a < NALIASES; a++)
+    if (!strcmp(key, aliases[a].key)) return 1;
+  return 0;
+}
+
 /* ---- unknown keys: the nearest known name --------------------------------- */
 
 /* ROMIO hints that ostio does not use: known, so neither reported nor an

@@ -105,6 +105,8 @@ int ostio__hints_count(void);
 const char *ostio__hints_key(int i);
 /* Index of key, or -1. */
 int ostio__hints_index(const char *key);
+/* 1 when key is a hint of the table or an alias (direct_io...). */
+int ostio__hints_known(const char *key);
 /* Canonical text of the effective value of hint i ("16777216", "enable",
  * "automatic", "true"...). Returns 0, or OSTIO_EINVAL for a bad index. */
 int ostio__hints_format(const ostio__hints *h, int i, char *buf, size_t cap);

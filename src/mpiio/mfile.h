@@ -66,6 +66,19 @@ int ostio__mpiio_path_selected(const char *path, const char *paths);
  * automatic; -2 for any other value (an error for open). */
 int ostio__mpiio_hint(MPI_Info info);
 
+/* ---- hints (mpiio_hints.c) ---- */
+/* Collective on comm: the MPI_Info an ostio open uses: user's keys, under
+ * them the system hints file (ROMIO_HINTS, else /etc/romio-hints, read on
+ * rank 0), values ostio refuses dropped with a warning (rank 0). *out is
+ * new (free it). */
+int ostio__mpiio_open_info(MPI_Comm comm, const char *path, MPI_Info user, MPI_Info *out);
+/* Local: deletes from info the keys whose value ostio refuses (but for the
+ * keys that stay errors); one stderr line each when report (once per key
+ * and value per process); sys (may be MPI_INFO_NULL) holds the keys that
+ * came from the hints file named file. */
+int ostio__mpiio_clean_info(const char *call, const char *path, MPI_Info info, MPI_Info sys,
+                            const char *file, int report);
+
 /* ---- the handle table (mpiio_table.c) ---- */
 /* The ostio__mfile behind fh, or NULL when fh is not ours. Inline, so the
  * pass-through path of a wrapper with no ostio file open is one atomic load

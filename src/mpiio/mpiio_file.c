@@ -152,7 +152,11 @@ OSTIO__MPIIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amod
                               "hint ostio_mpiio: accepted values are enable and disable");
   ostio__mfile *mf = NULL;
   int amode_bad = 0;
-  int rc = open_ours(comm, path, amode, info, &mf, &amode_bad);
+  /* The program's hints over the hints file's; bad values dropped (mpiio_hints.c). */
+  MPI_Info used = MPI_INFO_NULL;
+  int rc = ostio__agree(comm, ostio__mpiio_open_info(comm, path, info, &used));
+  if (rc == 0) rc = open_ours(comm, path, amode, used, &mf, &amode_bad);
+  if (used != MPI_INFO_NULL) MPI_Info_free(&used);
   if (rc < 0) {
     *fh = MPI_FILE_NULL;
     /* Every rank checked the same amode (ostio_open agrees that it is). */
@@ -270,8 +274,14 @@ OSTIO__MPIIO_API int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
   if (!mf) return PMPI_File_set_info(fh, info);
-  /* Kept for get_info; ostio reads its hints at open (docs/mpiio.md). */
-  copy_keys(mf->info, info);
+  /* Kept for get_info; ostio reads its hints at open (docs/mpiio.md). Bad
+   * values are dropped with a warning, as at open. */
+  MPI_Info tmp = MPI_INFO_NULL;
+  if (info != MPI_INFO_NULL && MPI_Info_dup(info, &tmp) == MPI_SUCCESS) {
+    ostio__mpiio_clean_info("MPI_File_set_info", mf->path, tmp, MPI_INFO_NULL, "", mf->rank == 0);
+    copy_keys(mf->info, tmp);
+    MPI_Info_free(&tmp);
+  }
   return MPI_SUCCESS;
 }
 
