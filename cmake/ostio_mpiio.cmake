@@ -7,7 +7,7 @@
 ostio_module(mpiio
   SOURCES src/mpiio/dtype_map.c src/mpiio/dtype_iter.c src/mpiio/dtype_build.c
           src/mpiio/dtype_dims.c src/mpiio/view.c src/mpiio/mpiio_seek.c
-  MPI_SOURCES src/mpiio/dtype.c src/mpiio/dtype_named.c src/mpiio/dtype_cache.c
+  MPI_SOURCES src/mpiio/dtype.c src/mpiio/dtype_large.c src/mpiio/dtype_named.c src/mpiio/dtype_cache.c
               src/mpiio/mpiio_select.c)
 
 # libostio-mpiio.so: every module's objects plus the wrappers, exporting only

@@ -22,12 +22,8 @@ typedef struct {
 
 static void contents_free(contents *c)
 {
-  for (int i = 0; c->types && i < c->nd; i++) {
-    int ni, na, nd, comb;
-    if (MPI_Type_get_envelope(c->types[i], &ni, &na, &nd, &comb) == MPI_SUCCESS
-        && comb != MPI_COMBINER_NAMED)
-      MPI_Type_free(&c->types[i]);
-  }
+  for (int i = 0; c->types && i < c->nd; i++)
+    if (ostio__dtype_large_kind(c->types[i]) > 0) MPI_Type_free(&c->types[i]);
   free(c->ints);
   free(c->addrs);
   free(c->types);
@@ -36,9 +32,15 @@ static void contents_free(contents *c)
 static int contents_get(MPI_Datatype t, contents *c)
 {
   *c = (contents){0};
-  if (MPI_Type_get_envelope(t, &c->ni, &c->na, &c->nd, &c->comb) != MPI_SUCCESS)
-    return ostio__fail(OSTIO_EMPI, "MPI_Type_get_envelope failed (a type made with MPI-4 "
-                       "large-count constructors is not supported)");
+  int kind = ostio__dtype_large_kind(t);
+  if (kind == 2) { /* MPI_Type_*_c: its contents in the classic layout */
+    int rc = ostio__dtype_contents_large(t, &c->ni, &c->na, &c->nd, &c->comb, &c->ints,
+                                         &c->addrs, &c->types);
+    if (rc) contents_free(c);
+    return rc;
+  }
+  if (kind < 0 || MPI_Type_get_envelope(t, &c->ni, &c->na, &c->nd, &c->comb) != MPI_SUCCESS)
+    return ostio__fail(OSTIO_EMPI, "MPI_Type_get_envelope failed");
   if (c->comb == MPI_COMBINER_NAMED)
     return OSTIO_OK;
   c->ints = malloc(((size_t)c->ni + 1) * sizeof *c->ints);
@@ -191,7 +193,7 @@ static int check_counts(const contents *c, const char **name)
     break;
   default:
     return ostio__fail(OSTIO_ENOTSUP, "datatype combiner %d is not supported (Fortran "
-                       "*_INTEGER and F90 combiners, MPI-4 large-count types)", c->comb);
+                       "*_INTEGER and F90 combiners)", c->comb);
   }
   if (n0 < 0 && ni != 0)
     return ostio__fail(OSTIO_EMPI, "%s: MPI_Type_get_contents gave no integers", *name);

@@ -99,4 +99,17 @@ int64_t ostio__dtype_set_max_blocks(int64_t max);
 /* How many cached maps the attribute delete callback has dropped. */
 int64_t ostio__dtype_cache_drops(void);
 
+/* ---- MPI-4 large-count types (dtype_large.c) ---- */
+/* 0: a named type; 1: derived, classic contents (MPI_Type_get_envelope
+ * works); 2: derived with large counts (made with an MPI_Type_*_c
+ * constructor); -1: MPI failed. Never calls the classic envelope on a
+ * large-count type, whose error would go to MPI_COMM_WORLD's handler. */
+int ostio__dtype_large_kind(MPI_Datatype t);
+/* The contents of a kind-2 type in the classic layout of its combiner
+ * (element counts as ints, byte displacements as MPI_Aints); ints, addrs and
+ * types are malloc'd, *nd types are the caller's to free even on an error.
+ * OSTIO_ERANGE when a count exceeds INT_MAX. Without MPI-4: OSTIO_EMPI. */
+int ostio__dtype_contents_large(MPI_Datatype t, int *ni, int *na, int *nd, int *comb,
+                                int **ints, MPI_Aint **addrs, MPI_Datatype **types);
+
 #endif

@@ -87,15 +87,15 @@ static int flatten_named(MPI_Datatype type, ostio__dtype_map **out)
 
 int ostio__dtype_flatten(MPI_Datatype type, ostio__dtype_map **out)
 {
-  int ni, na, nd, comb, kv, flag = 0;
+  int kv, flag = 0;
   void *attr = NULL;
   *out = NULL;
   if (type == MPI_DATATYPE_NULL)
     return ostio__fail(OSTIO_EINVAL, "datatype: MPI_DATATYPE_NULL");
-  if (MPI_Type_get_envelope(type, &ni, &na, &nd, &comb) != MPI_SUCCESS)
-    return ostio__fail(OSTIO_EMPI, "MPI_Type_get_envelope failed (a type made with MPI-4 "
-                       "large-count constructors is not supported)");
-  if (comb == MPI_COMBINER_NAMED)
+  int kind = ostio__dtype_large_kind(type); /* large-count types too (MPI-4) */
+  if (kind < 0)
+    return ostio__fail(OSTIO_EMPI, "MPI_Type_get_envelope failed");
+  if (kind == 0)
     return flatten_named(type, out);
   int rc = get_keyval(&kv);
   if (rc)

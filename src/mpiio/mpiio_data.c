@@ -75,9 +75,7 @@ int ostio__mpiio_rw(ostio__mfile *mf, const char *call, int flags, MPI_Offset of
 
 static int is_named(MPI_Datatype t)
 {
-  int ni, na, nd, comb = 0;
-  if (MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
-  return comb == MPI_COMBINER_NAMED;
+  return ostio__dtype_large_kind(t) == 0; /* large-count types too (MPI-4) */
 }
 
 /* A copy the file keeps (named types are their own copy). */

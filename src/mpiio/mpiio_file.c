@@ -340,6 +340,17 @@ OSTIO__MPIIO_API int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype
   return MPI_Type_get_extent(datatype, &lb, extent);
 }
 
+#if MPI_VERSION >= 4
+OSTIO__MPIIO_API int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype,
+                                                MPI_Count *extent)
+{
+  ostio__mfile *mf = ostio__mpiio_lookup(fh);
+  if (!mf) return PMPI_File_get_type_extent_c(fh, datatype, extent);
+  MPI_Count lb = 0; /* native representation: the memory extent */
+  return MPI_Type_get_extent_c(datatype, &lb, extent);
+}
+#endif
+
 OSTIO__MPIIO_API int MPI_File_create_errhandler(MPI_File_errhandler_function *fn,
                                                 MPI_Errhandler *eh)
 {
