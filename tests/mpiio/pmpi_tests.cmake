@@ -41,3 +41,4 @@ foreach(shape dlsym classic none)
   set_tests_properties(mpiio_pmpi_tool.${shape}.np2 PROPERTIES TIMEOUT 300
     LABELS "mpi;mpiio;preload" PROCESSORS 2)
 endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/fortran/fortran.cmake)
