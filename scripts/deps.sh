@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the build dependencies are present: a C compiler, gfortran (the
 # Fortran MPI-IO tests), make, CMake (>= 3.20), Python 3, an MPI (MPICH from
-# Debian), liburing (io_uring
-# batches; optional for the build), parallel HDF5 on MPICH and h5dump (the
-# HDF5 tests and bench; optional: skipped without them) and matplotlib
+# Debian), liburing (io_uring batches; optional for the build), parallel HDF5
+# on MPICH and h5dump (the HDF5 tests and bench; optional: skipped without them) and matplotlib
 # (scripts/bench-plot.py; optional, installed only as root). As root with
 # apt-get it installs what is missing; otherwise it prints the exact command.
 #   scripts/deps.sh              MPICH and the rest
@@ -14,7 +13,7 @@ set -euo pipefail
 openmpi=0
 case "${1:-}" in
   --openmpi) openmpi=1 ;;
-  -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
   "") ;;
   *) echo "deps.sh: unknown argument '$1' (accepted: --openmpi, --help)" >&2; exit 2 ;;
 esac
