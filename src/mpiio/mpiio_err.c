@@ -86,8 +86,8 @@ static int code_for(ostio__mfile *mf, int cls, const char *call, const char *msg
   int kept = 0, code = make_code(cls, text, &kept);
   MPI_Errhandler eh = MPI_ERRORS_RETURN;
   if (mf) eh = mf->errh;
-  else if (ostio__mpiio_next.get_errhandler(MPI_FILE_NULL, &eh) == MPI_SUCCESS && eh != MPI_ERRORS_RETURN &&
-           eh != MPI_ERRORS_ARE_FATAL)
+  else if (ostio__mpiio_next.get_errhandler(MPI_FILE_NULL, &eh) == MPI_SUCCESS &&
+           eh != MPI_ERRORS_RETURN && eh != MPI_ERRORS_ARE_FATAL)
     MPI_Errhandler_free(&eh);
   if (!kept && (verbose() || eh != MPI_ERRORS_RETURN)) fprintf(stderr, "ostio-mpiio: %s\n", text);
   return code;
