@@ -1,7 +1,8 @@
 # PMPI tools and Fortran through libostio-mpiio.so (issue 28 items 4 and 8;
 # docs/mpiio.md, "Tools and Fortran"). Included from tests/CMakeLists.txt.
 #
-#   mpiio_exports                 every exported MPI_File_X has its PMPI_File_X (nm -D)
+#   mpiio_exports                 every exported MPI_File_X has its PMPI_File_X (nm -D);
+#                                 no source calls PMPI_File_X by name
 #   mpiio_pmpi_tool.SHAPE.np2     tests/mpiio/pmpi_tool.sh: a PMPI tool of SHAPE dlsym
 #                                 (Darshan's) or classic in both LD_PRELOAD orders; none:
 #                                 the program calling PMPI_File_* itself
@@ -13,7 +14,8 @@ if(NOT TARGET ostio_mpiio)
 endif()
 
 add_test(NAME mpiio_exports
-  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/exports.sh $<TARGET_FILE:ostio_mpiio>)
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/exports.sh $<TARGET_FILE:ostio_mpiio>
+          ${PROJECT_SOURCE_DIR}/src/mpiio)
 set_tests_properties(mpiio_exports PROPERTIES TIMEOUT 60 LABELS "mpiio")
 
 add_executable(pmpi_app ${CMAKE_CURRENT_LIST_DIR}/pmpi_app.c)
