@@ -11,11 +11,12 @@ ostio_module(mpiio
               src/mpiio/mpiio_select.c)
 
 # libostio-mpiio.so: every module's objects plus the wrappers, exporting only
-# the MPI_File_* names (src/mpiio/mpiio.map), so it neither clashes with nor
+# the MPI_File_* and PMPI_File_* names (src/mpiio/mpiio.map), so it neither clashes with nor
 # is clashed by a libostio.so the application also links. Used as LD_PRELOAD
 # or linked before the MPI library (-lostio-mpiio: the PMPI profiling
 # interface). Called after OSTIO_MODULE_OBJECTS is known.
 set(OSTIO_MPIIO_WRAPPERS
+  src/mpiio/mpiio_next.c src/mpiio/mpiio_fint.c
   src/mpiio/mpiio_table.c src/mpiio/mpiio_err.c src/mpiio/mpiio_rw.c
   src/mpiio/mpiio_sieve.c src/mpiio/mpiio_shared.c src/mpiio/mpiio_file.c
   src/mpiio/mpiio_data.c src/mpiio/mpiio_calls.c src/mpiio/mpiio_hints.c)
@@ -31,7 +32,7 @@ function(ostio_mpiio_library)
   target_compile_options(ostio_mpiio PRIVATE ${OSTIO_WARNINGS})
   target_link_options(ostio_mpiio PRIVATE
     -Wl,--version-script=${PROJECT_SOURCE_DIR}/src/mpiio/mpiio.map -Wl,--no-undefined)
-  target_link_libraries(ostio_mpiio PRIVATE MPI::MPI_C pthread)
+  target_link_libraries(ostio_mpiio PRIVATE MPI::MPI_C pthread ${CMAKE_DL_LIBS})
   if(OSTIO_HAVE_URING)
     target_link_libraries(ostio_mpiio PRIVATE PkgConfig::LIBURING)
   endif()

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Makes sure the build dependencies are present: a C compiler, make, CMake
-# (>= 3.20), Python 3, an MPI (MPICH from Debian), liburing (io_uring
-# batches; optional for the build), parallel HDF5 on MPICH and h5dump (the
-# HDF5 tests and bench; optional: skipped without them) and matplotlib
+# Makes sure the build dependencies are present: a C compiler, gfortran (the
+# Fortran MPI-IO tests), make, CMake (>= 3.20), Python 3, an MPI (MPICH from
+# Debian), liburing (io_uring batches; optional for the build), parallel HDF5
+# on MPICH and h5dump (the HDF5 tests and bench; optional: skipped without them) and matplotlib
 # (scripts/bench-plot.py; optional, installed only as root). As root with
 # apt-get it installs what is missing; otherwise it prints the exact command.
 #   scripts/deps.sh              MPICH and the rest
@@ -13,7 +13,7 @@ set -euo pipefail
 openmpi=0
 case "${1:-}" in
   --openmpi) openmpi=1 ;;
-  -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
   "") ;;
   *) echo "deps.sh: unknown argument '$1' (accepted: --openmpi, --help)" >&2; exit 2 ;;
 esac
@@ -26,6 +26,9 @@ need cmake cmake
 need python3 python3
 need mpicc libmpich-dev
 need mpiexec mpich
+# gfortran: the MPI library's Fortran wrappers (mpifort.mpich, mpif90.openmpi) build the
+# Fortran MPI-IO tests (tests/mpiio/fortran/); without it they are skipped.
+need gfortran gfortran
 need pkg-config pkg-config
 # liburing: the io_uring batch path (src/io/uring.c); the build works without it.
 if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists liburing; then

@@ -3,19 +3,24 @@
  * The interposer defines the C MPI_File_* functions. A file it takes (a path
  * under OSTIO_MPIIO_PATHS, or the hint ostio_mpiio=enable) gets an
  * ostio__mfile whose address is the MPI_File handle the application sees;
- * every other handle is ROMIO's (or Open MPI's) and goes to PMPI_File_*.
+ * every other handle is ROMIO's (or Open MPI's) and goes to the next
+ * PMPI_File_* (mpiio_next.h: the MPI library's, or a tool's loaded after us).
  * Which is which: the handle table (mpiio_table.c), asked by every wrapper.
+ * Each wrapper is exported under its PMPI_File_* name too, for PMPI tools
+ * loaded before us and for callers of the PMPI names (Fortran bindings).
  *
  * Layers inside the interposer:
  *   mpiio_select.c  which paths are taken (pure)
  *   mpiio_err.c     OSTIO_E* -> MPI error classes, messages, error handlers
  *   mpiio_table.c   the handle table
+ *   mpiio_next.c    the next PMPI_File_* (dlsym RTLD_NEXT, once at load)
+ *   mpiio_fint.c    Fortran handles: MPI_File_c2f / MPI_File_f2c
  *   mpiio_rw.c      one data access: memory type, view, ostio calls, status
  *   mpiio_shared.c  the shared file pointer and the atomic-mode mutex (RMA)
  *   mpiio_seek.c    positions: the view's data before a file offset (pure)
  *   mpiio_file.c    MPI_File_open .. get_info (file-level calls)
- *   mpiio_data.c    the read / write / seek wrappers
- *   mpiio_req.c     split collectives and nonblocking calls
+ *   mpiio_data.c    views, positions, the common read / write path
+ *   mpiio_calls.c   the data-access wrappers (blocking, split, nonblocking)
  */
 #ifndef OSTIO_MPIIO_MFILE_H
 #define OSTIO_MPIIO_MFILE_H
@@ -23,10 +28,12 @@
 #include <stdint.h>
 #include <mpi.h>
 
+#include "mpiio/mpiio_next.h"
 #include "mpiio/view.h"
 #include "ostio.h"
 
-/* The MPI_File_* functions are the only symbols the library exports. */
+/* The MPI_File_* functions (and their PMPI_File_* aliases, mpiio_next.h)
+ * are the only symbols the library exports. */
 #define OSTIO__MPIIO_API __attribute__((visibility("default")))
 
 #define OSTIO__MFILE_MAGIC UINT64_C(0x6f7374696f6d7069) /* "ostiompi" */
@@ -55,6 +62,7 @@ typedef struct ostio__mfile {
   /* Split collective in progress (MPI allows one per file). */
   int split_active;
   int64_t split_bytes;
+  MPI_Fint fint;        /* Fortran handle, 0 until MPI_File_c2f (mpiio_fint.c) */
 } ostio__mfile;
 
 /* ---- selection (mpiio_select.c, pure) ---- */
@@ -82,7 +90,7 @@ int ostio__mpiio_clean_info(const char *call, const char *path, MPI_Info info, M
 /* ---- the handle table (mpiio_table.c) ---- */
 /* The ostio__mfile behind fh, or NULL when fh is not ours. Inline, so the
  * pass-through path of a wrapper with no ostio file open is one atomic load
- * and a tail call to PMPI (docs/mpiio.md measures it). */
+ * and a tail call through ostio__mpiio_next (docs/mpiio.md measures it). */
 extern int ostio__mpiio_open_count;
 ostio__mfile *ostio__mpiio_find(MPI_File fh);
 static inline ostio__mfile *ostio__mpiio_lookup(MPI_File fh)
@@ -93,6 +101,8 @@ static inline ostio__mfile *ostio__mpiio_lookup(MPI_File fh)
 }
 int ostio__mpiio_register(ostio__mfile *mf);
 void ostio__mpiio_unregister(ostio__mfile *mf);
+/* Frees mf's Fortran handle, if it was given one (mpiio_fint.c). */
+void ostio__mpiio_fint_release(ostio__mfile *mf);
 /* MPI_File_create_errhandler's functions, so ours are called with our handle. */
 void ostio__mpiio_note_errhandler(MPI_Errhandler eh, MPI_File_errhandler_function *fn);
 MPI_File_errhandler_function *ostio__mpiio_errhandler_fn(MPI_Errhandler eh);

@@ -99,7 +99,7 @@ OSTIO__MPIIO_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatyp
                                        MPI_Info info)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+  if (!mf) return ostio__mpiio_next.set_view(fh, disp, etype, filetype, datarep, info);
   ostio__dtype_map *em = NULL, *fm = NULL;
   MPI_Datatype ek = MPI_DATATYPE_NULL, fk = MPI_DATATYPE_NULL;
   int cls = 0, rc = 0;
@@ -148,18 +148,20 @@ OSTIO__MPIIO_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatyp
   if (info != MPI_INFO_NULL) MPI_File_set_info(fh, info);
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(set_view);
 
 OSTIO__MPIIO_API int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype,
                                        MPI_Datatype *filetype, char *datarep)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_get_view(fh, disp, etype, filetype, datarep);
+  if (!mf) return ostio__mpiio_next.get_view(fh, disp, etype, filetype, datarep);
   *disp = (MPI_Offset)mf->view.disp;
   if (keep_type(mf->etype, etype) < 0 || keep_type(mf->ftype, filetype) < 0)
     return ostio__mpiio_failc(mf, "MPI_File_get_view", MPI_ERR_OTHER, "MPI_Type_dup failed");
   strcpy(datarep, "native");
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(get_view);
 
 /* The position (etypes) whence + offset names; END counts the view's data
  * before the end of the file, a partial etype as a whole one. */
@@ -188,37 +190,40 @@ static int seek_target(ostio__mfile *mf, int64_t cur, MPI_Offset offset, int whe
 OSTIO__MPIIO_API int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_seek(fh, offset, whence);
+  if (!mf) return ostio__mpiio_next.seek(fh, offset, whence);
   int64_t to = 0;
   int rc = seek_target(mf, mf->fp, offset, whence, &to);
   if (rc < 0) return ostio__mpiio_fail(mf, "MPI_File_seek", rc);
   mf->fp = to;
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(seek);
 
 OSTIO__MPIIO_API int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_get_position(fh, offset);
+  if (!mf) return ostio__mpiio_next.get_position(fh, offset);
   *offset = (MPI_Offset)mf->fp;
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(get_position);
 
 OSTIO__MPIIO_API int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_get_byte_offset(fh, offset, disp);
+  if (!mf) return ostio__mpiio_next.get_byte_offset(fh, offset, disp);
   int64_t off = 0;
   int rc = ostio__view_byte_offset(&mf->view, (int64_t)offset, &off);
   if (rc < 0) return ostio__mpiio_fail(mf, "MPI_File_get_byte_offset", rc);
   *disp = (MPI_Offset)off;
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(get_byte_offset);
 
 OSTIO__MPIIO_API int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_seek_shared(fh, offset, whence);
+  if (!mf) return ostio__mpiio_next.seek_shared(fh, offset, whence);
   /* Collective: every rank passes the same arguments; rank 0 moves the
    * pointer before the agreement, so it is moved when any rank returns. */
   int64_t v[4] = {(int64_t)offset, whence, -(int64_t)offset, -whence}, r[4];
@@ -237,14 +242,16 @@ OSTIO__MPIIO_API int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int wh
   rc = ostio__agree(mf->comm, rc);
   return rc < 0 ? ostio__mpiio_fail(mf, "MPI_File_seek_shared", rc) : MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(seek_shared);
 
 OSTIO__MPIIO_API int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_get_position_shared(fh, offset);
+  if (!mf) return ostio__mpiio_next.get_position_shared(fh, offset);
   int64_t cur = 0;
   int rc = ostio__mpiio_shared_fetch_add(mf, 0, &cur);
   if (rc < 0) return ostio__mpiio_fail(mf, "MPI_File_get_position_shared", rc);
   *offset = (MPI_Offset)cur;
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(get_position_shared);

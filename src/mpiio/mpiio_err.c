@@ -86,8 +86,8 @@ static int code_for(ostio__mfile *mf, int cls, const char *call, const char *msg
   int kept = 0, code = make_code(cls, text, &kept);
   MPI_Errhandler eh = MPI_ERRORS_RETURN;
   if (mf) eh = mf->errh;
-  else if (PMPI_File_get_errhandler(MPI_FILE_NULL, &eh) == MPI_SUCCESS && eh != MPI_ERRORS_RETURN &&
-           eh != MPI_ERRORS_ARE_FATAL)
+  else if (ostio__mpiio_next.get_errhandler(MPI_FILE_NULL, &eh) == MPI_SUCCESS &&
+           eh != MPI_ERRORS_RETURN && eh != MPI_ERRORS_ARE_FATAL)
     MPI_Errhandler_free(&eh);
   if (!kept && (verbose() || eh != MPI_ERRORS_RETURN)) fprintf(stderr, "ostio-mpiio: %s\n", text);
   return code;
@@ -102,7 +102,7 @@ int ostio__mpiio_raise(ostio__mfile *mf, int code)
 {
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
   if (mf) eh = mf->errh;
-  else if (PMPI_File_get_errhandler(MPI_FILE_NULL, &eh) != MPI_SUCCESS) return code;
+  else if (ostio__mpiio_next.get_errhandler(MPI_FILE_NULL, &eh) != MPI_SUCCESS) return code;
   if (eh == MPI_ERRORS_RETURN) goto done;
   MPI_File_errhandler_function *fn = mf ? mf->errh_fn : NULL;
   if (fn && mf) {
@@ -111,15 +111,15 @@ int ostio__mpiio_raise(ostio__mfile *mf, int code)
     int c = code;
     fn(&h, &c);
   } else if (!mf) {
-    PMPI_File_call_errhandler(MPI_FILE_NULL, code);
+    ostio__mpiio_next.call_errhandler(MPI_FILE_NULL, code);
   } else {
     /* A predefined handler (MPI_ERRORS_ARE_FATAL, ...): MPI runs it as the
      * default file handler for the moment of the call. */
     MPI_Errhandler old = MPI_ERRHANDLER_NULL;
-    PMPI_File_get_errhandler(MPI_FILE_NULL, &old);
-    PMPI_File_set_errhandler(MPI_FILE_NULL, eh);
-    PMPI_File_call_errhandler(MPI_FILE_NULL, code);
-    PMPI_File_set_errhandler(MPI_FILE_NULL, old);
+    ostio__mpiio_next.get_errhandler(MPI_FILE_NULL, &old);
+    ostio__mpiio_next.set_errhandler(MPI_FILE_NULL, eh);
+    ostio__mpiio_next.call_errhandler(MPI_FILE_NULL, code);
+    ostio__mpiio_next.set_errhandler(MPI_FILE_NULL, old);
     if (!predefined(old)) MPI_Errhandler_free(&old);
   }
 done:

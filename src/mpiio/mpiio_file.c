@@ -1,6 +1,6 @@
 /* File-level MPI_File_* calls of the interposer (mfile.h): open, close,
  * delete, sizes, sync, info, amode, group, atomicity, error handlers. A
- * handle that is not ours goes to PMPI_File_* unchanged. */
+ * handle that is not ours goes to the next PMPI_File_* unchanged. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,7 +110,7 @@ static int open_ours(MPI_Comm comm, const char *path, int amode, MPI_Info info,
   }
   /* The default file error handler at open time becomes the file's. */
   MPI_Errhandler eh = MPI_ERRORS_RETURN;
-  if (PMPI_File_get_errhandler(MPI_FILE_NULL, &eh) == MPI_SUCCESS) {
+  if (ostio__mpiio_next.get_errhandler(MPI_FILE_NULL, &eh) == MPI_SUCCESS) {
     mf->errh = eh;
     mf->errh_fn = ostio__mpiio_errhandler_fn(eh);
   }
@@ -130,7 +130,7 @@ static int rank0(MPI_Comm comm)
 OSTIO__MPIIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amode,
                                    MPI_Info info, MPI_File *fh)
 {
-  if (!filename) return PMPI_File_open(comm, filename, amode, info, fh);
+  if (!filename) return ostio__mpiio_next.open(comm, filename, amode, info, fh);
   const char *path = strip_prefix(filename);
   /* Every rank must take the same decision, or some would wait in ROMIO's
    * open for ranks that went to ostio's. An existing container is ostio's
@@ -140,13 +140,13 @@ OSTIO__MPIIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amod
   int v[3] = {mine, -mine, !mine && !veto && rank0(comm) && ostio__ctr_is_container(path) == 1};
   int r[3];
   if (MPI_Allreduce(v, r, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-    return PMPI_File_open(comm, filename, amode, info, fh);
+    return ostio__mpiio_next.open(comm, filename, amode, info, fh);
   if (r[0] != -r[1])
     return ostio__mpiio_failc(NULL, "MPI_File_open", MPI_ERR_ARG, "%s: the ranks disagree on "
                               "whether ostio serves the file (OSTIO_MPIIO_PATHS or the hint "
                               "ostio_mpiio differ between ranks); give every rank the same",
                               filename);
-  if (!mine && !r[2]) return PMPI_File_open(comm, filename, amode, info, fh);
+  if (!mine && !r[2]) return ostio__mpiio_next.open(comm, filename, amode, info, fh);
   if (ostio__mpiio_hint(info) == -2)
     return ostio__mpiio_failc(NULL, "MPI_File_open", MPI_ERR_INFO_VALUE,
                               "hint ostio_mpiio: accepted values are enable and disable");
@@ -166,11 +166,12 @@ OSTIO__MPIIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amod
   *fh = (MPI_File)(void *)mf;
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(open);
 
 OSTIO__MPIIO_API int MPI_File_close(MPI_File *fh)
 {
   ostio__mfile *mf = fh ? ostio__mpiio_lookup(*fh) : NULL;
-  if (!mf) return PMPI_File_close(fh);
+  if (!mf) return ostio__mpiio_next.close(fh);
   ostio__mpiio_unregister(mf);
   int rc = mf->split_active
                ? ostio__fail(OSTIO_EINVAL, "a split collective is still in progress on %s",
@@ -186,44 +187,48 @@ OSTIO__MPIIO_API int MPI_File_close(MPI_File *fh)
   *fh = MPI_FILE_NULL;
   return code;
 }
+OSTIO__MPIIO_PMPI(close);
 
 OSTIO__MPIIO_API int MPI_File_delete(const char *filename, MPI_Info info)
 {
-  if (!filename) return PMPI_File_delete(filename, info);
+  if (!filename) return ostio__mpiio_next.delete(filename, info);
   const char *path = strip_prefix(filename);
   int veto = 0;
   if (!take(path, info, &veto) && (veto || ostio__ctr_is_container(path) != 1))
-    return PMPI_File_delete(filename, info);
+    return ostio__mpiio_next.delete(filename, info);
   int rc = 0;
   if (ostio__ctr_is_container(path) == 1) rc = ostio__ctr_remove(path);
   else if (unlink(path) != 0) rc = ostio__fail(ostio__from_errno(errno), "%s: cannot delete: %s",
                                                 path, strerror(errno));
   return rc < 0 ? ostio__mpiio_fail(NULL, "MPI_File_delete", rc) : MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(delete);
 
 OSTIO__MPIIO_API int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_get_size(fh, size);
+  if (!mf) return ostio__mpiio_next.get_size(fh, size);
   int64_t s = 0;
   int rc = ostio_get_size(mf->fh, &s);
   if (rc < 0) return ostio__mpiio_fail(mf, "MPI_File_get_size", rc);
   *size = (MPI_Offset)s;
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(get_size);
 
 OSTIO__MPIIO_API int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_set_size(fh, size);
+  if (!mf) return ostio__mpiio_next.set_size(fh, size);
   int rc = ostio_set_size(mf->fh, (int64_t)size);
   return rc < 0 ? ostio__mpiio_fail(mf, "MPI_File_set_size", rc) : MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(set_size);
 
 OSTIO__MPIIO_API int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_preallocate(fh, size);
+  if (!mf) return ostio__mpiio_next.preallocate(fh, size);
   int64_t cur = 0, want = (int64_t)size;
   int rc = want < 0 ? ostio__fail(OSTIO_EINVAL, "size %lld is negative", (long long)want) : 0;
   /* Rank 0's view of the size decides for everyone: set_size is collective. */
@@ -232,29 +237,33 @@ OSTIO__MPIIO_API int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
   if ((rc = ostio__agree(mf->comm, rc)) == 0 && cur < want) rc = ostio_set_size(mf->fh, want);
   return rc < 0 ? ostio__mpiio_fail(mf, "MPI_File_preallocate", rc) : MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(preallocate);
 
 OSTIO__MPIIO_API int MPI_File_sync(MPI_File fh)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_sync(fh);
+  if (!mf) return ostio__mpiio_next.sync(fh);
   int rc = ostio_sync(mf->fh);
   return rc < 0 ? ostio__mpiio_fail(mf, "MPI_File_sync", rc) : MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(sync);
 
 OSTIO__MPIIO_API int MPI_File_get_amode(MPI_File fh, int *amode)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_get_amode(fh, amode);
+  if (!mf) return ostio__mpiio_next.get_amode(fh, amode);
   *amode = mf->amode;
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(get_amode);
 
 OSTIO__MPIIO_API int MPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_get_group(fh, group);
+  if (!mf) return ostio__mpiio_next.get_group(fh, group);
   return MPI_Comm_group(mf->comm, group);
 }
+OSTIO__MPIIO_PMPI(get_group);
 
 /* Every key of src set in dst (src may be MPI_INFO_NULL). */
 static void copy_keys(MPI_Info dst, MPI_Info src)
@@ -273,7 +282,7 @@ static void copy_keys(MPI_Info dst, MPI_Info src)
 OSTIO__MPIIO_API int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_set_info(fh, info);
+  if (!mf) return ostio__mpiio_next.set_info(fh, info);
   /* Kept for get_info; ostio reads its hints at open (docs/mpiio.md). Bad
    * values are dropped with a warning, as at open. */
   MPI_Info tmp = MPI_INFO_NULL;
@@ -284,11 +293,12 @@ OSTIO__MPIIO_API int MPI_File_set_info(MPI_File fh, MPI_Info info)
   }
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(set_info);
 
 OSTIO__MPIIO_API int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_get_info(fh, info_used);
+  if (!mf) return ostio__mpiio_next.get_info(fh, info_used);
   MPI_Info out = MPI_INFO_NULL, eff = MPI_INFO_NULL;
   if (MPI_Info_dup(mf->info, &out) != MPI_SUCCESS)
     return ostio__mpiio_failc(mf, "MPI_File_get_info", MPI_ERR_OTHER, "MPI_Info_dup failed");
@@ -302,11 +312,12 @@ OSTIO__MPIIO_API int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
   *info_used = out;
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(get_info);
 
 OSTIO__MPIIO_API int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_set_atomicity(fh, flag);
+  if (!mf) return ostio__mpiio_next.set_atomicity(fh, flag);
   int f = !!flag, v[2] = {f, -f}, r[2];
   int rc = 0;
   if (MPI_Allreduce(v, r, 2, MPI_INT, MPI_MIN, mf->comm) != MPI_SUCCESS)
@@ -322,71 +333,72 @@ OSTIO__MPIIO_API int MPI_File_set_atomicity(MPI_File fh, int flag)
   mf->atomic = f;
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(set_atomicity);
 
 OSTIO__MPIIO_API int MPI_File_get_atomicity(MPI_File fh, int *flag)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_get_atomicity(fh, flag);
+  if (!mf) return ostio__mpiio_next.get_atomicity(fh, flag);
   *flag = mf->atomic;
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(get_atomicity);
 
 OSTIO__MPIIO_API int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype,
                                               MPI_Aint *extent)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_get_type_extent(fh, datatype, extent);
+  if (!mf) return ostio__mpiio_next.get_type_extent(fh, datatype, extent);
   MPI_Aint lb = 0; /* native representation: the memory extent */
   return MPI_Type_get_extent(datatype, &lb, extent);
 }
+OSTIO__MPIIO_PMPI(get_type_extent);
 
 #if MPI_VERSION >= 4
 OSTIO__MPIIO_API int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype,
                                                 MPI_Count *extent)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_get_type_extent_c(fh, datatype, extent);
+  if (!mf) return ostio__mpiio_next.get_type_extent_c(fh, datatype, extent);
   MPI_Count lb = 0; /* native representation: the memory extent */
   return MPI_Type_get_extent_c(datatype, &lb, extent);
 }
+OSTIO__MPIIO_PMPI(get_type_extent_c);
 #endif
 
 OSTIO__MPIIO_API int MPI_File_create_errhandler(MPI_File_errhandler_function *fn,
                                                 MPI_Errhandler *eh)
 {
-  int rc = PMPI_File_create_errhandler(fn, eh);
+  int rc = ostio__mpiio_next.create_errhandler(fn, eh);
   if (rc == MPI_SUCCESS) ostio__mpiio_note_errhandler(*eh, fn);
   return rc;
 }
+OSTIO__MPIIO_PMPI(create_errhandler);
 
 OSTIO__MPIIO_API int MPI_File_set_errhandler(MPI_File fh, MPI_Errhandler eh)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_set_errhandler(fh, eh);
+  if (!mf) return ostio__mpiio_next.set_errhandler(fh, eh);
   mf->errh = eh;
   mf->errh_fn = ostio__mpiio_errhandler_fn(eh);
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(set_errhandler);
 
 OSTIO__MPIIO_API int MPI_File_get_errhandler(MPI_File fh, MPI_Errhandler *eh)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_get_errhandler(fh, eh);
+  if (!mf) return ostio__mpiio_next.get_errhandler(fh, eh);
   *eh = mf->errh;
   return MPI_SUCCESS;
 }
+OSTIO__MPIIO_PMPI(get_errhandler);
 
 OSTIO__MPIIO_API int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
-  if (!mf) return PMPI_File_call_errhandler(fh, errorcode);
+  if (!mf) return ostio__mpiio_next.call_errhandler(fh, errorcode);
   ostio__mpiio_raise(mf, errorcode);
   return MPI_SUCCESS;
 }
-
-/* Fortran handles are not provided for ostio's files (docs/mpiio.md). */
-OSTIO__MPIIO_API MPI_Fint MPI_File_c2f(MPI_File fh)
-{
-  if (!ostio__mpiio_lookup(fh)) return PMPI_File_c2f(fh);
-  return 0;
-}
+OSTIO__MPIIO_PMPI(call_errhandler);

@@ -45,6 +45,7 @@ int ostio__mpiio_register(ostio__mfile *mf)
 
 void ostio__mpiio_unregister(ostio__mfile *mf)
 {
+  ostio__mpiio_fint_release(mf);
   pthread_mutex_lock(&lock);
   for (int i = 0; i < nfiles; i++)
     if (files[i] == mf) {

@@ -16,7 +16,8 @@
 # `OSTIO_CLI container flatten`; passthru files must be plain files, except
 # files named *.enable, which the program opens with the hint ostio_mpiio=enable
 # (the interposer takes them anywhere: under KIND log or striped they must be
-# containers); neither run may leave files the native run did not. One line per compared file; a
+# containers; under KIND log or striped every file of the ostio run must be a
+# container: served by the interposer); neither run may leave files the native run did not. One line per compared file; a
 # mismatch names the first differing offset.
 #
 # The variables are set with `env` between the launcher and the program
@@ -167,6 +168,9 @@ if [ $FAIL -eq 0 ]; then
             if [ $side = passthru ] && [ "$KIND" != plain ] && [ "${f%.enable}" != "$f" ] &&
                 [ ! -d "$p" ]; then
                 fail "$side/$f: opened with ostio_mpiio=enable under $KIND, but not a container"
+            fi
+            if [ $side = ostio ] && [ "$KIND" != plain ] && [ -f "$p" ]; then
+                fail "$side/$f: a plain file under $KIND: the interposer did not serve it"
             fi
             if [ -d "$p" ]; then
                 if [ $side = passthru ] && [ "${f%.enable}" = "$f" ]; then

@@ -1,9 +1,10 @@
 /* psimple: simple.c through the profiling names (PMPI_File_*): each rank
  * writes its own file OUTPATH.rN on MPI_COMM_SELF (write, seek, read, explicit
  * offsets), then all ranks write disjoint blocks of one shared file OUTPATH
- * with write_at and read it back. Under libostio-mpiio the PMPI names reach the
- * MPI library directly, so these files are ROMIO's in every run. The program
- * is simple.c with its MPI-IO calls renamed. */
+ * with write_at and read it back. libostio-mpiio.so defines the PMPI names
+ * too, so these files are ostio's under OSTIO_MPIIO_PATHS (compare.sh wants
+ * containers under the log and striped hints). The program is simple.c with
+ * its MPI-IO calls renamed. */
 #include <mpi.h>
 
 #define MPI_File_open PMPI_File_open
