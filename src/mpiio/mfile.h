@@ -16,6 +16,8 @@
  *   mpiio_file.c    MPI_File_open .. get_info (file-level calls)
  *   mpiio_data.c    the read / write / seek wrappers
  *   mpiio_req.c     split collectives and nonblocking calls
+ *   mpiio_posix.c   beside libostio-preload.so: ostio's own system calls
+ *                   bypass the preload
  */
 #ifndef OSTIO_MPIIO_MFILE_H
 #define OSTIO_MPIIO_MFILE_H
@@ -56,6 +58,12 @@ typedef struct ostio__mfile {
   int split_active;
   int64_t split_bytes;
 } ostio__mfile;
+
+/* ---- beside libostio-preload.so (mpiio_posix.c) ---- */
+/* Around ostio's own work on a served file: the preload, when loaded, lets
+ * this thread's system calls through to libc. Nested calls are fine. */
+void ostio__mpiio_posix_enter(void);
+void ostio__mpiio_posix_leave(void);
 
 /* ---- selection (mpiio_select.c, pure) ---- */
 /* 1 when path lies under one of the colon-separated prefixes of paths
