@@ -181,6 +181,25 @@ static void simulate(tu_rng *r, const ostio_layout *l, const ostio__domain_rule 
     CHECKF(!nap || !memcmp(ap, ap2, nap * sizeof *ap), "plan_sort_into differs from plan_sort "
            "(%zu pieces from %d sources)", nap, nsrc);
     free(ap3);
+    { /* plan_merge_pairs from the pairs as the exchange delivers them */
+      int64_t *pairs = malloc((2 * nap + 2) * sizeof *pairs), tot = -1, want = 0;
+      int nval[8] = {0};
+      k = 0;
+      for (int s = 0; s < nsrc; s++)
+        for (size_t i = 0; i < nsp[s]; i++)
+          if (sp[s][i].peer == a) {
+            pairs[2 * k] = sp[s][i].off;
+            pairs[2 * k + 1] = sp[s][i].len;
+            want += sp[s][i].len;
+            nval[s] += 2;
+            k++;
+          }
+      memset(ap2, 0xab, (nap + 1) * sizeof *ap2);
+      CHECK(ostio__plan_merge_pairs(pairs, nval, nsrc, &d, ap2, &tot) == 0 && tot == want);
+      CHECKF(!nap || !memcmp(ap, ap2, nap * sizeof *ap), "plan_merge_pairs differs from "
+             "plan_sort (%zu pieces from %d sources)", nap, nsrc);
+      free(pairs);
+    }
     free(ap2);
     int64_t *sched;
     int nr;
@@ -273,10 +292,33 @@ static void overlap_across_sources(void)
     memmove(&in[2], &in[1], 2 * sizeof *in);
     in[1] = (ostio__xpiece){.off = 100, .len = 4, .peer = 0};
     ostio__plan_key(&d, 100, &in[1].major, &in[1].minor);
+    /* the same pieces as the exchange's pairs (source 0: two pieces) */
+    int64_t pairs[8], tot = 0;
+    int nval[3] = {4, 2, 2};
+    for (int i = 0; i < 4; i++) pairs[2 * i] = in[i].off, pairs[2 * i + 1] = in[i].len;
     int rc = ostio__plan_sort_into(in, 4, out);
     CHECKF(rc == (c < 3 ? OSTIO_EOVERLAP : 0), "plan_sort_into case %d: %d", c, rc);
     if (c == 3)
       CHECK(out[0].off == 10 && out[1].off == 20 && out[2].off == 30 && out[3].off == 100);
+    memset(out, 0, sizeof out);
+    rc = ostio__plan_merge_pairs(pairs, nval, 3, &d, out, &tot);
+    CHECKF(rc == (c < 3 ? OSTIO_EOVERLAP : 0), "plan_merge_pairs case %d: %d", c, rc);
+    if (c == 3)
+      CHECK(tot == 14 && out[0].off == 10 && out[1].off == 20 && out[2].off == 30 &&
+            out[3].off == 100 && out[3].peer == 0 && out[1].peer == 1);
+  }
+  { /* merge_pairs: a source out of key order is still sorted; a negative
+     * length names its source; no pieces at all */
+    int64_t pairs[8] = {100, 4, 10, 5, 20, 3, 30, 2}, tot = 0;
+    int nval[3] = {4, 2, 2};
+    ostio__xpiece out[4];
+    CHECK(ostio__plan_merge_pairs(pairs, nval, 3, &d, out, &tot) == 0 && tot == 14);
+    CHECK(out[0].off == 10 && out[1].off == 20 && out[2].off == 30 && out[3].off == 100);
+    pairs[5] = -3;
+    CHECK(ostio__plan_merge_pairs(pairs, nval, 3, &d, out, &tot) == OSTIO_ERANGE);
+    CHECK(strstr(ostio_last_error(), "rank 1"));
+    int none[3] = {0, 0, 0};
+    CHECK(ostio__plan_merge_pairs(pairs, none, 3, &d, out, &tot) == 0 && tot == 0);
   }
   ostio__layout_destroy(l);
 }

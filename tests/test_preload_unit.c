@@ -223,7 +223,7 @@ static void refused(const char *spec, const char *what)
 {
   ostio__pl_prefixes sp = {0}, re = {0};
   char why[768];
-  int rc = ostio__pl_prefixes_parse(&sp, &re, spec, why, sizeof why);
+  int rc = ostio__pl_prefixes_parse(&sp, &re, spec, "OSTIO_PRELOAD_PATHS", why, sizeof why);
   CHECKF(rc == -1 && sp.n == 0 && re.n == 0, "OSTIO_PRELOAD_PATHS=%.60s accepted", spec);
   CHECKF(rc != -1 || (strstr(why, "OSTIO_PRELOAD_PATHS") && strstr(why, what) &&
                       strstr(why, "accepted: absolute paths") && !strchr(why, '\n')),
@@ -236,7 +236,7 @@ static void test_prefixes(void)
   ostio__pl_prefixes sp = {0}, ps = {0};
   char why[768];
   snprintf(spec, sizeof spec, "%s/Plink/:%s/O:%s/P", T, T, T);
-  CHECK(ostio__pl_prefixes_parse(&sp, &ps, spec, why, sizeof why) == 2);
+  CHECK(ostio__pl_prefixes_parse(&sp, &ps, spec, "OSTIO_PRELOAD_PATHS", why, sizeof why) == 2);
   char a[PL_PATH_MAX + 32];
   snprintf(a, sizeof a, "%s/P", T);
   CHECK(ps.n == 2 && !strcmp(ps.p[0], a));
@@ -249,8 +249,8 @@ static void test_prefixes(void)
   ostio__pl_prefixes_free(&sp);
   ostio__pl_prefixes_free(&ps);
   CHECK(ps.n == 0);
-  CHECK(ostio__pl_prefixes_parse(&sp, &ps, "", why, sizeof why) == 0);
-  CHECK(ostio__pl_prefixes_parse(&sp, &ps, NULL, why, sizeof why) == 0);
+  CHECK(ostio__pl_prefixes_parse(&sp, &ps, "", "OSTIO_PRELOAD_PATHS", why, sizeof why) == 0);
+  CHECK(ostio__pl_prefixes_parse(&sp, &ps, NULL, "OSTIO_PRELOAD_PATHS", why, sizeof why) == 0);
   refused("/", "\"/\": the root directory");
   refused("//", "the root directory");
   snprintf(spec, sizeof spec, "%s/P/../../../../../../../../../../../../../../../../..", T);

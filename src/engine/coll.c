@@ -46,7 +46,7 @@ void ostio__engine_fini(ostio__engine_scratch *x)
   free(x->gather); free(x->spans); free(x->ranks); free(x->scount); free(x->sdisp);
   free(x->rcount); free(x->rdisp); free(x->agg_rounds); free(x->rounds_by_index);
   free(x->gather2); free(x->sp_start); free(x->src_sched);
-  ostio__scratch *calls[] = {&x->ext, &x->sp, &x->merge, &x->local, &x->sbuf, &x->rbuf, &x->ap, &x->col, &x->src_sched_buf};
+  ostio__scratch *calls[] = {&x->ext, &x->sp, &x->local, &x->sbuf, &x->rbuf, &x->ap, &x->col, &x->src_sched_buf};
   for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) ostio__scratch_free(calls[i]);
   ostio__xfer_scratch_free(&x->xfer);
   free(x);

@@ -39,7 +39,7 @@ struct ostio__engine_scratch {
   /* sized by the call */
   ostio__scratch ext;         /* coll.c: the call's extents (plan_local_in)  */
   ostio__scratch local;       /* coll.c local_io: the requests               */
-  ostio__scratch sp, merge;   /* twophase.c: my pieces; the aggregator's merge buffer */
+  ostio__scratch sp;          /* twophase.c: my pieces                              */
   ostio__scratch sbuf, rbuf;  /* twophase.c: (offset, length) pairs sent, received */
   ostio__scratch ap;          /* twophase.c: the aggregator's pieces         */
   ostio__scratch col, src_sched_buf; /* twophase.c: round schedules sent, received */

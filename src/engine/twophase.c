@@ -201,25 +201,12 @@ static int plan_rounds(tp *m, int rc)
   m->cap = x->hints->cb_buffer_size / nbuf;
   if (m->cap < 1) m->cap = 1;
   m->nap = (size_t)(m->nrecv / 2);
-  ostio__xpiece *in = NULL; /* the pieces by source, sorted into ap */
   int64_t total = 0;
-  if (rc == 0 && m->nap &&
-      (!(m->ap = ostio__scratch_get(&x->scratch->ap, m->nap, sizeof *m->ap)) ||
-       !(in = ostio__scratch_get(&x->scratch->merge, m->nap, sizeof *in))))
+  if (rc == 0 && m->nap && !(m->ap = ostio__scratch_get(&x->scratch->ap, m->nap, sizeof *m->ap)))
     rc = ostio__fail(OSTIO_ENOMEM, "collective: no memory for %zu pieces", m->nap);
   if (rc == 0 && m->nap) {
-    size_t k = 0;
-    for (int src = 0; src < P; src++)
-      for (int j = 0; j < m->rcount[src] / 2; j++, k++) {
-        ostio__xpiece *p = &in[k];
-        *p = (ostio__xpiece){.off = m->rbuf[2 * k], .len = m->rbuf[2 * k + 1], .peer = src};
-        if (rc == 0) rc = ostio__plan_key(&m->d, p->off, &p->major, &p->minor);
-        if (rc == 0 && (p->len < 0 || p->len > INT64_MAX - total))
-          rc = ostio__fail(OSTIO_ERANGE, "collective: piece lengths from rank %d overflow "
-                           "64 bits", src);
-        total += p->len;
-      }
-    if (rc == 0) rc = ostio__plan_sort_into(in, m->nap, m->ap);
+    /* every source's run, keyed and merged straight into ap */
+    rc = ostio__plan_merge_pairs(m->rbuf, m->rcount, P, &m->d, m->ap, &total);
     if (rc == 0 && !m->check_only)
       rc = ostio__plan_rounds_total(m->ap, m->nap, total, m->cap, P, &m->sched, &m->my_rounds);
   }

@@ -21,6 +21,8 @@
  *   mpiio_file.c    MPI_File_open .. get_info (file-level calls)
  *   mpiio_data.c    views, positions, the common read / write path
  *   mpiio_calls.c   the data-access wrappers (blocking, split, nonblocking)
+ *   mpiio_posix.c   beside libostio-preload.so: ostio's own system calls
+ *                   bypass the preload
  */
 #ifndef OSTIO_MPIIO_MFILE_H
 #define OSTIO_MPIIO_MFILE_H
@@ -64,6 +66,12 @@ typedef struct ostio__mfile {
   int64_t split_bytes;
   MPI_Fint fint;        /* Fortran handle, 0 until MPI_File_c2f (mpiio_fint.c) */
 } ostio__mfile;
+
+/* ---- beside libostio-preload.so (mpiio_posix.c) ---- */
+/* Around ostio's own work on a served file: the preload, when loaded, lets
+ * this thread's system calls through to libc. Nested calls are fine. */
+void ostio__mpiio_posix_enter(void);
+void ostio__mpiio_posix_leave(void);
 
 /* ---- selection (mpiio_select.c, pure) ---- */
 /* 1 when path lies under one of the colon-separated prefixes of paths

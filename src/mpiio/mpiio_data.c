@@ -61,7 +61,9 @@ int ostio__mpiio_rw(ostio__mfile *mf, const char *call, int flags, MPI_Offset of
     if (op.coll) rc = ostio__agree(mf->comm, rc);
     return ostio__mpiio_fail(mf, call, rc);
   }
+  ostio__mpiio_posix_enter();
   rc = ostio__mpiio_access(mf, &op, pos, buf, count, dt, &n);
+  ostio__mpiio_posix_leave();
   /* A write on a read-only open: MPI_ERR_READ_ONLY, as ROMIO and OMPIO say. */
   if (rc == OSTIO_EACCES && op.is_write &&
       (mf->amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR)) == MPI_MODE_RDONLY)
@@ -173,7 +175,9 @@ static int seek_target(ostio__mfile *mf, int64_t cur, MPI_Offset offset, int whe
   else if (whence == MPI_SEEK_CUR) base = cur;
   else if (whence == MPI_SEEK_END) {
     int64_t size = 0, bytes = 0;
+    ostio__mpiio_posix_enter();
     int rc = ostio_get_size(mf->fh, &size);
+    ostio__mpiio_posix_leave();
     if (rc == 0) rc = ostio__view_data_before(&mf->view, size, &bytes);
     if (rc < 0) return rc;
     base = bytes / mf->view.etype_size + (bytes % mf->view.etype_size != 0);

@@ -137,7 +137,9 @@ OSTIO__MPIIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amod
    * wherever it is (the MPI library would see a directory): rank 0 looks,
    * once for the job. */
   int veto = 0, mine = take(path, info, &veto);
+  ostio__mpiio_posix_enter();
   int v[3] = {mine, -mine, !mine && !veto && rank0(comm) && ostio__ctr_is_container(path) == 1};
+  ostio__mpiio_posix_leave();
   int r[3];
   if (MPI_Allreduce(v, r, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
     return ostio__mpiio_next.open(comm, filename, amode, info, fh);
@@ -154,8 +156,10 @@ OSTIO__MPIIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amod
   int amode_bad = 0;
   /* The program's hints over the hints file's; bad values dropped (mpiio_hints.c). */
   MPI_Info used = MPI_INFO_NULL;
+  ostio__mpiio_posix_enter();
   int rc = ostio__agree(comm, ostio__mpiio_open_info(comm, path, info, &used));
   if (rc == 0) rc = open_ours(comm, path, amode, used, &mf, &amode_bad);
+  ostio__mpiio_posix_leave();
   if (used != MPI_INFO_NULL) MPI_Info_free(&used);
   if (rc < 0) {
     *fh = MPI_FILE_NULL;
@@ -179,7 +183,9 @@ OSTIO__MPIIO_API int MPI_File_close(MPI_File *fh)
                : 0;
   rc = ostio__agree(mf->comm, rc);
   ostio__mpiio_shared_close(mf);
+  ostio__mpiio_posix_enter();
   int rc2 = ostio_close(&mf->fh);
+  ostio__mpiio_posix_leave();
   if (rc == 0) rc = rc2;
   int code = MPI_SUCCESS;
   if (rc < 0) code = ostio__mpiio_fail(mf, "MPI_File_close", rc);
@@ -193,13 +199,14 @@ OSTIO__MPIIO_API int MPI_File_delete(const char *filename, MPI_Info info)
 {
   if (!filename) return ostio__mpiio_next.delete(filename, info);
   const char *path = strip_prefix(filename);
-  int veto = 0;
-  if (!take(path, info, &veto) && (veto || ostio__ctr_is_container(path) != 1))
-    return ostio__mpiio_next.delete(filename, info);
-  int rc = 0;
-  if (ostio__ctr_is_container(path) == 1) rc = ostio__ctr_remove(path);
-  else if (unlink(path) != 0) rc = ostio__fail(ostio__from_errno(errno), "%s: cannot delete: %s",
-                                                path, strerror(errno));
+  int veto = 0, rc = 0;
+  ostio__mpiio_posix_enter();
+  int ctr = ostio__ctr_is_container(path) == 1, ours = take(path, info, &veto) || (!veto && ctr);
+  if (ours && ctr) rc = ostio__ctr_remove(path);
+  else if (ours && unlink(path) != 0)
+    rc = ostio__fail(ostio__from_errno(errno), "%s: cannot delete: %s", path, strerror(errno));
+  ostio__mpiio_posix_leave();
+  if (!ours) return ostio__mpiio_next.delete(filename, info);
   return rc < 0 ? ostio__mpiio_fail(NULL, "MPI_File_delete", rc) : MPI_SUCCESS;
 }
 OSTIO__MPIIO_PMPI(delete);
@@ -209,7 +216,9 @@ OSTIO__MPIIO_API int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
   if (!mf) return ostio__mpiio_next.get_size(fh, size);
   int64_t s = 0;
+  ostio__mpiio_posix_enter();
   int rc = ostio_get_size(mf->fh, &s);
+  ostio__mpiio_posix_leave();
   if (rc < 0) return ostio__mpiio_fail(mf, "MPI_File_get_size", rc);
   *size = (MPI_Offset)s;
   return MPI_SUCCESS;
@@ -220,7 +229,9 @@ OSTIO__MPIIO_API int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
   if (!mf) return ostio__mpiio_next.set_size(fh, size);
+  ostio__mpiio_posix_enter();
   int rc = ostio_set_size(mf->fh, (int64_t)size);
+  ostio__mpiio_posix_leave();
   return rc < 0 ? ostio__mpiio_fail(mf, "MPI_File_set_size", rc) : MPI_SUCCESS;
 }
 OSTIO__MPIIO_PMPI(set_size);
@@ -232,9 +243,11 @@ OSTIO__MPIIO_API int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
   int64_t cur = 0, want = (int64_t)size;
   int rc = want < 0 ? ostio__fail(OSTIO_EINVAL, "size %lld is negative", (long long)want) : 0;
   /* Rank 0's view of the size decides for everyone: set_size is collective. */
+  ostio__mpiio_posix_enter();
   if (rc == 0 && mf->rank == 0) rc = ostio_get_size(mf->fh, &cur);
   MPI_Bcast(&cur, 1, MPI_INT64_T, 0, mf->comm);
   if ((rc = ostio__agree(mf->comm, rc)) == 0 && cur < want) rc = ostio_set_size(mf->fh, want);
+  ostio__mpiio_posix_leave();
   return rc < 0 ? ostio__mpiio_fail(mf, "MPI_File_preallocate", rc) : MPI_SUCCESS;
 }
 OSTIO__MPIIO_PMPI(preallocate);
@@ -243,7 +256,9 @@ OSTIO__MPIIO_API int MPI_File_sync(MPI_File fh)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
   if (!mf) return ostio__mpiio_next.sync(fh);
+  ostio__mpiio_posix_enter();
   int rc = ostio_sync(mf->fh);
+  ostio__mpiio_posix_leave();
   return rc < 0 ? ostio__mpiio_fail(mf, "MPI_File_sync", rc) : MPI_SUCCESS;
 }
 OSTIO__MPIIO_PMPI(sync);

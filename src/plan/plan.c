@@ -286,6 +286,83 @@ int ostio__plan_sort_into(ostio__xpiece *src, size_t n, ostio__xpiece *dst)
   return bad ? overlaps(dst, n) : 0; /* overlaps names the pair */
 }
 
+/* A source's next piece in the merge heap. */
+typedef struct head {
+  ostio__xpiece p;
+  size_t i, end; /* the source's next pair index and its end */
+} head;
+
+static int head_less(const head *a, const head *b) { return key_cmp(&a->p, &b->p) < 0; }
+
+static void sift_down(head *h, size_t n, size_t i)
+{
+  for (;;) {
+    size_t l = 2 * i + 1, m = i;
+    if (l < n && head_less(&h[l], &h[m])) m = l;
+    if (l + 1 < n && head_less(&h[l + 1], &h[m])) m = l + 1;
+    if (m == i) return;
+    head t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i = m;
+  }
+}
+
+/* Piece k of pairs from source src, keyed; its length added to *total. */
+static int keyed(const int64_t *pairs, size_t k, int src, const ostio__domains *d,
+                 int64_t *total, ostio__xpiece *p)
+{
+  *p = (ostio__xpiece){.off = pairs[2 * k], .len = pairs[2 * k + 1], .peer = src};
+  if (p->len < 0 || p->len > INT64_MAX - *total)
+    return ostio__fail(OSTIO_ERANGE, "collective: piece lengths from rank %d overflow 64 bits",
+                       src);
+  *total += p->len;
+  return ostio__plan_key(d, p->off, &p->major, &p->minor);
+}
+
+int ostio__plan_merge_pairs(const int64_t *pairs, const int *nval, int nsrc,
+                            const ostio__domains *d, ostio__xpiece *dst, int64_t *total)
+{
+  *total = 0;
+  size_t nh = 0, at = 0, n = 0;
+  for (int s = 0; s < nsrc; s++) nh += nval[s] > 0;
+  head *h = malloc((nh ? nh : 1) * sizeof *h);
+  if (!h) return ostio__fail(OSTIO_ENOMEM, "plan: no memory to merge %zu sources", nh);
+  int rc = 0;
+  nh = 0;
+  for (int s = 0; s < nsrc && rc == 0; s++) {
+    size_t k = (size_t)(nval[s] > 0 ? nval[s] : 0) / 2;
+    if (k == 0) continue;
+    h[nh] = (head){.i = at + 1, .end = at + k};
+    rc = keyed(pairs, at, s, d, total, &h[nh].p);
+    nh++;
+    at += k;
+  }
+  for (size_t i = nh / 2; rc == 0 && i-- > 0;) sift_down(h, nh, i);
+  int bad = 0, unsorted = 0;
+  while (rc == 0 && nh > 0) {
+    dst[n] = h[0].p;
+    if (n > 0) bad |= touch(&dst[n - 1], &dst[n]);
+    n++;
+    if (h[0].i < h[0].end) {
+      ostio__xpiece next;
+      rc = keyed(pairs, h[0].i++, h[0].p.peer, d, total, &next);
+      if (rc == 0 && key_cmp(&h[0].p, &next) > 0) unsorted = 1;
+      h[0].p = next;
+    } else {
+      h[0] = h[--nh];
+    }
+    sift_down(h, nh, 0);
+  }
+  free(h);
+  if (rc < 0) return rc;
+  if (unsorted) { /* not plan_split's output: sort it all */
+    qsort(dst, n, sizeof *dst, key_cmp);
+    return overlaps(dst, n);
+  }
+  return bad ? overlaps(dst, n) : 0; /* overlaps names the pair */
+}
+
 int ostio__plan_sort(ostio__xpiece *p, size_t n)
 {
   return ostio__plan_sort_in(NULL, p, n);

@@ -75,6 +75,20 @@ int ostio__plan_sort_in(ostio__scratch *mem, ostio__xpiece *p, size_t n);
  * two arrays, so no level copies back. */
 int ostio__plan_sort_into(ostio__xpiece *src, size_t n, ostio__xpiece *dst);
 
+/* At an aggregator, straight from what the exchange delivered: pairs holds
+ * (offset, length) int64 pairs, source after source, nval[s] values (two
+ * per piece) from source s of nsrc. Each source's pieces come in key order
+ * (plan_split sorts them), so they are merged source by source into dst (n
+ * pieces: the sum of nval / 2) with a heap of the sources' next pieces,
+ * keys computed on the way: the same result as keying every piece into an
+ * array and plan_sort_into, without that array (48 bytes per piece written
+ * and read again). *total receives the byte total. A source whose pieces
+ * are not in key order is sorted all the same (a qsort of dst). Errors:
+ * OSTIO_ERANGE for a negative length or lengths past 2^63 - 1 (naming the
+ * source), ostio__plan_key's, OSTIO_EOVERLAP as plan_sort, OSTIO_ENOMEM. */
+int ostio__plan_merge_pairs(const int64_t *pairs, const int *nval, int nsrc,
+                            const ostio__domains *d, ostio__xpiece *dst, int64_t *total);
+
 /* Cuts the sorted pieces' bytes into rounds of at most cap bytes. *nrounds
  * receives the count (0 when there are no bytes); *sched (malloc'ed,
  * nrounds * nsrc entries) the bytes of source s in round r at

@@ -272,7 +272,7 @@ static void quote(char *dst, size_t cap, const char *s, size_t len)
 #define PL_ACCEPTED "absolute paths of existing directories other than /, separated by ':'"
 
 int ostio__pl_prefixes_parse(ostio__pl_prefixes *spelled, ostio__pl_prefixes *real,
-                             const char *spec, char *why, size_t whycap)
+                             const char *spec, const char *var, char *why, size_t whycap)
 {
   char item[PL_PATH_MAX], norm[PL_PATH_MAX], q[96];
   int count = 0;
@@ -299,7 +299,7 @@ int ostio__pl_prefixes_parse(ostio__pl_prefixes *spelled, ostio__pl_prefixes *re
     }
     if (bad) {
       free(rp);
-      snprintf(why, whycap, "OSTIO_PRELOAD_PATHS entry \"%s\": %s; accepted: " PL_ACCEPTED, q, bad);
+      snprintf(why, whycap, "%s entry \"%s\": %s; accepted: " PL_ACCEPTED, var, q, bad);
       ostio__pl_prefixes_free(spelled);
       ostio__pl_prefixes_free(real);
       return -1;
@@ -310,7 +310,7 @@ int ostio__pl_prefixes_parse(ostio__pl_prefixes *spelled, ostio__pl_prefixes *re
             ostio__pl_prefixes_add(real, rp);
     free(rp);
     if (r < 0) {
-      snprintf(why, whycap, "OSTIO_PRELOAD_PATHS: out of memory");
+      snprintf(why, whycap, "%s: out of memory", var);
       ostio__pl_prefixes_free(spelled);
       ostio__pl_prefixes_free(real);
       return -1;

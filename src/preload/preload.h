@@ -47,7 +47,8 @@ typedef struct ostio__pl_prefixes {
  * the cheap "can this path be in a prefix?" test uses it.
  * 0, or -1 when the result does not fit in cap (ENAMETOOLONG). */
 int ostio__pl_path_norm(const char *cwd, const char *path, char *out, size_t cap);
-/* OSTIO_PRELOAD_PATHS: every colon-separated entry must be an absolute path
+/* OSTIO_PRELOAD_PATHS (or OSTIO_MPIIO_PATHS in its place: var names the
+ * variable in messages): every colon-separated entry must be an absolute path
  * of an existing directory whose realpath is not "/" (at most
  * PL_PREFIX_ENTRIES). spelled receives each entry as written (normalized)
  * and its realpath, real the realpaths. Returns the number of real
@@ -55,7 +56,7 @@ int ostio__pl_path_norm(const char *cwd, const char *path, char *out, size_t cap
  * one line naming the variable, the entry, what is wrong and what is
  * accepted; both sets left empty). */
 int ostio__pl_prefixes_parse(ostio__pl_prefixes *spelled, ostio__pl_prefixes *real,
-                             const char *spec, char *why, size_t whycap);
+                             const char *spec, const char *var, char *why, size_t whycap);
 /* Adds one normalized prefix (when new and not "/"); -1 when full or out of memory. */
 int ostio__pl_prefixes_add(ostio__pl_prefixes *ps, const char *norm);
 void ostio__pl_prefixes_free(ostio__pl_prefixes *ps);
@@ -152,6 +153,9 @@ extern __thread int ostio__pl_inside __attribute__((tls_model("initial-exec")));
 extern int ostio__pl_enabled;              /* 1 once init succeeded           */
 extern ostio__pl_prefixes ostio__pl_paths;
 void ostio__pl_init(void);                 /* idempotent, thread-safe         */
+/* Exported for libostio-mpiio.so (src/mpiio/mpiio_posix.c): its own work on
+ * the files it serves runs "inside" (this thread's calls go to libc). */
+PL_EXPORT int ostio__preload_inside(int delta);
 void *ostio__pl_dlsym(const char *name);   /* dlsym(RTLD_NEXT), never recursing */
 void ostio__pl_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The real function: resolved on first use. */

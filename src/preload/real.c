@@ -80,7 +80,7 @@ static void fork_child(void)
   ostio__pl_inside--;
 }
 
-/* A refused OSTIO_PRELOAD_PATHS: one line on stderr, whatever
+/* A refused OSTIO_PRELOAD_PATHS (or OSTIO_MPIIO_PATHS in its place): one line on stderr, whatever
  * OSTIO_PRELOAD_DEBUG says (the user asked for containers and gets none). */
 static void warn_line(const char *why)
 {
@@ -99,14 +99,30 @@ PL_DECL_REAL(readlinkat);
 PL_DECL_REAL(fstatat);
 PL_DECL_REAL(close);
 
+/* libostio-mpiio.so is in the process (preloaded or linked): its marker
+ * symbol is found. Both are loaded before any constructor runs. */
+static int mpiio_loaded(void) { return dlsym(RTLD_DEFAULT, "ostio__mpiio_marker") != NULL; }
+
+/* Called by libostio-mpiio.so around its own work on the files it serves
+ * (docs/mpiio.md, "POSIX calls on the same files"): its container code
+ * makes the same system calls as the application, and they must reach libc,
+ * as the preload's own do. delta +1 on entry, -1 on the way out (this
+ * thread only); returns the new depth. */
+PL_EXPORT int ostio__preload_inside(int delta)
+{
+  ostio__pl_inside += delta;
+  return ostio__pl_inside;
+}
+
 static void do_init(void)
 {
   ostio__pl_inside++;
   ostio__pl_owner_pid = (pid_t)syscall(SYS_getpid);
   const char *dbg = getenv("OSTIO_PRELOAD_DEBUG");
   debug_on = dbg && !strcmp(dbg, "1");
-  const char *spec = getenv("OSTIO_PRELOAD_PATHS");
+  const char *var = "OSTIO_PRELOAD_PATHS", *spec = getenv(var);
   char why[768];
+  if ((!spec || !*spec) && mpiio_loaded()) spec = getenv(var = "OSTIO_MPIIO_PATHS");
   if (!spec || !*spec) goto out; /* not asked for: silent */
   fsops.openat = PL_REAL(openat);
   fsops.readlinkat = PL_REAL(readlinkat);
@@ -117,7 +133,7 @@ static void do_init(void)
     warn_line("libc functions missing (dlsym)");
     goto out;
   }
-  if (ostio__pl_prefixes_parse(&spelled, &ostio__pl_paths, spec, why, sizeof why) <= 0) {
+  if (ostio__pl_prefixes_parse(&spelled, &ostio__pl_paths, spec, var, why, sizeof why) <= 0) {
     warn_line(why);
     goto out;
   }
@@ -133,7 +149,7 @@ static void do_init(void)
   ostio__pl_enabled = 1;
   ostio__pl_adopt_fds();
   for (int i = 0; i < ostio__pl_paths.n; i++)
-    ostio__pl_debug("ostio-preload: serving containers under %s", ostio__pl_paths.p[i]);
+    ostio__pl_debug("ostio-preload: serving containers under %s (%s)", ostio__pl_paths.p[i], var);
 out:
   ostio__pl_inside--;
 }

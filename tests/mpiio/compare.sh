@@ -23,6 +23,8 @@
 # The variables are set with `env` between the launcher and the program
 # (MPIEXEC -n NP env VAR=... PROG), so they reach every rank under MPICH's and
 # Open MPI's launchers alike and are not preloaded into the launcher itself.
+# PRELOAD_LIB may be a colon-separated list (libostio-mpiio.so:libostio-preload.so:
+# the interposer's paths served for POSIX calls too, docs/mpiio.md).
 # PRELOAD_LIB 'none': the native run only (the program checked against ROMIO
 # where the interposer is not built; OSTIO_CLI and KIND are then unused).
 # MPIIO_COMPARE_KEEP=1 keeps the directory; MPIIO_RUN_TIMEOUT (default 120 s)
@@ -46,7 +48,7 @@ logstaged) HINTS=() ;; # set below: the stage directory is in DIR
 esac
 NATIVE_ONLY=0
 [ "$PRELOAD" = none ] && NATIVE_ONLY=1
-for f in "$PROG" $([ $NATIVE_ONLY = 1 ] || echo "$PRELOAD" "$CLI"); do
+for f in "$PROG" $([ $NATIVE_ONLY = 1 ] || echo "${PRELOAD//:/ }" "$CLI"); do
     if [ ! -x "$f" ] && [ ! -r "$f" ]; then
         echo "compare.sh: $f: not found" >&2
         exit 2

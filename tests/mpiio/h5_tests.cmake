@@ -33,6 +33,20 @@ if(OSTIO_HDF5_MPICH)
       set_tests_properties(h5_cov.${mode}.np2 PROPERTIES TIMEOUT 300
         LABELS "mpi;mpiio;preload" PROCESSORS 2)
     endforeach()
+    # Issue 28 item 3: the same into a log container with libostio-preload.so
+    # beside the interposer and OSTIO_MPIIO_PATHS only (the preload takes them):
+    # HDF5's MPI-IO driver makes no POSIX call on the file; ostio's own
+    # container work must not be taken by the preload.
+    if(TARGET ostio_preload)
+      add_test(NAME h5_cov.logboth.np2
+        COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpiio/h5_compare.sh
+                --mpiexec ${MPIEXEC_EXECUTABLE} --np 2 --prog $<TARGET_FILE:h5_hyperslab>
+                --lib $<TARGET_FILE:ostio_mpiio>:$<TARGET_FILE:ostio_preload>
+                --ostio $<TARGET_FILE:ostio_cli>
+                --dir ${CMAKE_CURRENT_BINARY_DIR}/h5_cov.logboth.np2 --mode log ${_h5_extra})
+      set_tests_properties(h5_cov.logboth.np2 PROPERTIES TIMEOUT 300
+        LABELS "mpi;mpiio;preload" PROCESSORS 2)
+    endif()
   else()
     message(STATUS "HDF5 through libostio-mpiio: skipped (no target ostio_mpiio yet)")
   endif()

@@ -57,6 +57,9 @@ foreach(p IN LISTS OSTIO_MPIIO_COV_PROGRAMS)
     ostio_mpiio_cov(${p} SOURCES ${p}.c)
   endif()
 endforeach()
+# POSIX calls on an MPI-IO program's files (issue 28 item 3): compared only
+# with libostio-preload.so beside the interposer (below).
+ostio_mpiio_cov(posix_mix SOURCES posix_mix.c)
 
 if(TARGET ostio_mpiio)
   # Open MPI 4.1's own MPI-IO (the comparison's reference run) tore a read in
@@ -85,4 +88,18 @@ if(TARGET ostio_mpiio)
   ostio_mpiio_compare(shared_fp log 3)
   ostio_mpiio_compare(coll_test striped 3)
   ostio_mpiio_compare(random plain 4)
+  # Issue 28 item 3: POSIX calls (open+read, truncate, stat) on the files of an
+  # MPI-IO program, as PnetCDF makes them, with libostio-preload.so loaded
+  # beside the interposer and only OSTIO_MPIIO_PATHS set (docs/mpiio.md).
+  if(TARGET ostio_preload)
+    foreach(kind plain log striped)
+      set(t mpiio_cov_posix_mix.${kind}.np2)
+      add_test(NAME ${t}
+        COMMAND bash ${OSTIO_MPIIO_COV_DIR}/compare.sh ${MPIEXEC_EXECUTABLE} 2
+                $<TARGET_FILE:ostio_mpiio>:$<TARGET_FILE:ostio_preload> $<TARGET_FILE:ostio_cli>
+                ${kind} $<TARGET_FILE:mpiio_cov_posix_mix>)
+      set_tests_properties(${t} PROPERTIES TIMEOUT 300 LABELS "mpi;mpiio;preload"
+        PROCESSORS 2)
+    endforeach()
+  endif()
 endif()
