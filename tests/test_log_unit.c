@@ -28,9 +28,20 @@ static void test_codec(tu_rng *r)
     ostio__logrec a = random_write(r), b;
     if (i % 5 == 0) a = (ostio__logrec){.type = OSTIO__LOGREC_TRUNC, .writer = 3, .seq = 77,
                                         .lstart = tu_rng_range(r, 0, INT64_MAX / 2)};
+    /* Issue 28: a seq above its session's block (version 2, the session in
+     * bytes 56..59) for one record in three; else version 1, where a
+     * session of 0 encodes as seq >> 32, as earlier releases wrote. */
+    if (i % 3 == 1 && a.seq >> 32 > 1)
+      a.session = (uint32_t)tu_rng_range(r, 1, (int64_t)(a.seq >> 32) - 1);
+    else if (i % 3 == 2)
+      a.session = (uint32_t)(a.seq >> 32);
     unsigned char buf[OSTIO__LOGREC_SIZE];
     ostio__logrec_encode(&a, buf);
     CHECKF(ostio__logrec_decode(buf, &b) == 0, "%d: %s", i, ostio_last_error());
+    int v2 = a.session && a.session != (uint32_t)(a.seq >> 32);
+    CHECKF(buf[2] == (v2 ? 2 : 1) && (v2 || !(buf[56] | buf[57] | buf[58] | buf[59])),
+           "%d: version %d", i, buf[2]);
+    if (!a.session) a.session = (uint32_t)(a.seq >> 32);
     CHECK(!memcmp(&a, &b, sizeof a));
     /* Every single damaged byte is caught (CRC-32C finds bursts <= 32 bits). */
     int k = (int)tu_rng_range(r, 0, 63);
@@ -70,6 +81,24 @@ static void test_codec(tu_rng *r)
   uint32_t c = ostio__crc32c(buf, 60);
   for (int i = 0; i < 4; i++) buf[60 + i] = (unsigned char)(c >> (8 * i));
   CHECK(ostio__logrec_decode(buf, &a) == OSTIO_EFORMAT && has("reserved"));
+  /* Version 2 whose session is 0, or not below the seq's high half (a seq
+   * never lies below its session's first, session << 32): refused. */
+  uint32_t sess[] = {0, 7, 8};
+  for (int k = 0; k < 3; k++) {
+    ostio__logrec v = {.type = 2, .writer = 1, .session = 3, .seq = (uint64_t)7 << 32 | 5};
+    ostio__logrec_encode(&v, buf);
+    CHECK(buf[2] == 2 && buf[56] == 3);
+    for (int i = 0; i < 4; i++) buf[56 + i] = (unsigned char)(sess[k] >> (8 * i));
+    c = ostio__crc32c(buf, 60);
+    for (int i = 0; i < 4; i++) buf[60 + i] = (unsigned char)(c >> (8 * i));
+    CHECKF(ostio__logrec_decode(buf, &v) == OSTIO_EFORMAT && has("version 2"), "session %u: %s",
+           sess[k], ostio_last_error());
+  }
+  /* A version 3 record is refused naming the versions read. */
+  buf[2] = 3;
+  c = ostio__crc32c(buf, 60);
+  for (int i = 0; i < 4; i++) buf[60 + i] = (unsigned char)(c >> (8 * i));
+  CHECK(ostio__logrec_decode(buf, &a) == OSTIO_EFORMAT && has("versions 1 and 2"));
 }
 
 static void test_compressor(void)
