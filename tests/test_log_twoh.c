@@ -169,6 +169,47 @@ static void verify_flat(const char *path, const char *flat, const char *what)
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* A preloaded process next to the job (argv[1]: libostio-preload.so): the
+ * job writes and syncs, the process (dd) writes the same bytes and exits,
+ * then the job syncs and writes them again: the job's last write is the
+ * newest and must win, though the process claimed a later session. Bytes
+ * the job does not write again keep the process's. */
+static void preloaded_neighbour(const char *dir, const char *lib)
+{
+  char path[700], src[700], cmd[3000];
+  snprintf(path, sizeof path, "%s/pl.log", dir);
+  snprintf(src, sizeof src, "%s/pl.src", dir);
+  memset(model, 0, sizeof model);
+  msize = 0;
+  ntag = 100;
+  ostio_file *g = NULL;
+  CHECKF(open_kind(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, 1, &g) == 0, "%s",
+         ostio_last_error());
+  if (!g) return;
+  wr(g, 0, 0, 2 * SLOT);
+  CHECK(ostio_sync(g) == 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int tag = ++ntag;
+  unsigned char b[2 * SLOT];
+  fill(b, tag, 0, 2 * SLOT);
+  memcpy(model, b, sizeof b);
+  if (rank == 0) {
+    FILE *f = fopen(src, "wb");
+    CHECK(f && fwrite(b, 1, sizeof b, f) == sizeof b);
+    if (f) fclose(f);
+    snprintf(cmd, sizeof cmd, "LD_PRELOAD='%s' OSTIO_PRELOAD_PATHS='%s' dd if='%s' of='%s' "
+             "bs=%d count=1 conv=notrunc status=none", lib, dir, src, path, 2 * SLOT);
+    int st = system(cmd);
+    CHECKF(st == 0, "%s: status %d", cmd, st);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(ostio_sync(g) == 0);
+  wr(g, nprocs - 1, 8, 16);
+  wr(g, 0, SLOT + 4, 8);
+  CHECK(ostio_close(&g) == 0);
+  verify(path, "preloaded process between two syncs of the job");
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -198,6 +239,7 @@ int main(int argc, char **argv)
       verify(path, what);
       verify_flat(path, flat, what);
     }
+  if (argc > 1) preloaded_neighbour(dir, argv[1]);
   ct_rmtree(MPI_COMM_WORLD, dir);
   int status = tu_done_mpi(MPI_COMM_WORLD, "", __FILE__);
   MPI_Finalize();

@@ -296,6 +296,11 @@ int ostio__log_clock_next(uint64_t v, uint64_t *next);
  * seq another handle of the process issued or saw since (OSTIO_ERANGE at
  * the block's end), and records it as the latest. */
 int ostio__log_clock_issue(ostio__logclock *c, const void *who, uint64_t *cur);
+/* The largest seq on disk now (a fresh listing of d's directory, d not
+ * changed): the last valid record of each index log and of a current
+ * index.compact (a writer's records are in seq order); seqs in the block of
+ * a session not listed are passed over. */
+int ostio__log_disk_seq(const ostio__logdir *d, uint64_t *out);
 
 /* ---- logsize.c (on disk): the size record's rule --------------------------------
  * Fingerprint of the index logs of d's last scan (names and sizes, and

@@ -7,13 +7,16 @@
  * a handle's ranks at its collective events. docs/containers.md, "The
  * ordering rule". */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "container/log/log.h"
 #include "core/error.h"
+#include "core/fdio.h"
 
 struct ostio__logclock {
   dev_t dev;
@@ -109,5 +112,54 @@ int ostio__log_clock_issue(ostio__logclock *c, const void *who, uint64_t *cur)
     rc = ostio__log_clock_next(c->max, cur);
   if (rc == 0 && *cur >= c->max) c->max = *cur, c->owner = who;
   pthread_mutex_unlock(&lock);
+  return rc;
+}
+
+/* The last valid record of the log open as fd (size bytes): its seq, or 0.
+ * Each writer appends its records in seq order (and index.compact holds
+ * them in key order), so the last one carries the log's largest seq; a torn
+ * last record (a crash while appending) is passed over for the one before. */
+static uint64_t last_seq(int fd, int64_t size)
+{
+  int64_t n = size / OSTIO__LOGREC_SIZE;
+  for (int64_t k = n - 1; k >= 0 && k >= n - 2; k--) {
+    unsigned char b[OSTIO__LOGREC_SIZE];
+    size_t got = 0;
+    ostio__logrec r;
+    if (ostio__pread_full(fd, b, sizeof b, k * OSTIO__LOGREC_SIZE, &got) || got != sizeof b)
+      return 0;
+    if (ostio__logrec_decode(b, &r) == 0 && r.type != OSTIO__LOGREC_COVER) return r.seq;
+    ostio__clear_error();
+  }
+  return 0;
+}
+
+int ostio__log_disk_seq(const ostio__logdir *d, uint64_t *out)
+{
+  ostio__logdir *f = NULL;
+  char *text = NULL;
+  size_t len = 0;
+  uint64_t top = 0;
+  *out = 0;
+  int rc = ostio__manifest_format(&d->m, &text, &len);
+  if (rc == 0) rc = ostio__log_open_fd(d->dirfd, d->path, text, len, &f);
+  if (rc == 0) rc = ostio__log_scan(f);
+  for (size_t i = 0; rc == 0 && i < f->nsrc; i++) {
+    if (!(f->src[i].flags & OSTIO__LOGSRC_INDEX)) continue;
+    int fd = ostio__log_open_src(f, i, "index");
+    if (fd < 0) continue; /* gone since the listing: nothing to order after */
+    uint64_t s = last_seq(fd, f->src[i].index_size);
+    close(fd);
+    if (s >> 32 <= f->max_session && s > top) top = s;
+  }
+  if (rc == 0 && f->compact) {
+    int fd = openat(f->dirfd, OSTIO__LOG_COMPACT, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    uint64_t s = fd >= 0 ? last_seq(fd, f->compact_size) : 0;
+    if (fd >= 0) close(fd);
+    if (s >> 32 <= f->max_session && s > top) top = s;
+  }
+  ostio__log_close(&f);
+  free(text);
+  *out = top;
   return rc;
 }

@@ -387,6 +387,14 @@ static int log_sync(ostio_file *fh)
   struct ostio__loghandle *L = fh->kind_data;
   int rc = L->w.dfd >= 0 ? ostio__logw_sync(&L->w) : 0;
   if (rc == 0) rc = own_to_map(L);
+  /* What other processes published (another job, a preloaded process) is
+   * older than what this job writes after the sync: MPI's sync, barrier,
+   * sync orders them. Rank 0 reads the largest seq on disk (one listing,
+   * the last record of each index log) into the agreement below. */
+  if (rc == 0 && L->writable && fh->rank == 0) {
+    uint64_t top = 0;
+    if ((rc = ostio__log_disk_seq(L->d, &top)) == 0 && top) ostio__log_clock_saw(L->clk, top);
+  }
   if ((rc = advance(fh, rc)) < 0) return rc;
   if (L->stage && (rc = ostio__logstage_sync(fh, L->stage)) < 0) return rc;
   if (L->readable && (rc = refresh(fh)) < 0) return rc;
