@@ -11,7 +11,9 @@
  *   logread.c  on disk: data-log descriptors, reading through the map
  *   logstage.c on disk: node-local staging (log_stage.h); logdrain.c its drain
  *   logwriter.c on disk: a writer's data and index logs
- *   logtool.c  on disk: check, recover, compact, remove */
+ *   logtool.c  on disk: check, recover, compact, remove
+ *   log_clock.c the process's clock per container (the ordering of handles
+ *              open at once), and the largest seq on disk */
 #ifndef OSTIO_CONTAINER_LOG_H
 #define OSTIO_CONTAINER_LOG_H
 

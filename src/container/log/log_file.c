@@ -121,27 +121,12 @@ static int refresh(ostio_file *fh)
   return rc;
 }
 
-/* The entry of a collective event: agrees on rc (as ostio__agree) and, in
- * the same Allreduce, on the seq the handle's ranks carry from now on: one
- * above the largest any rank's process issued or saw for this container. So
- * what any handle of these processes wrote before the event is older than
- * what this handle writes in it and after it (docs/containers.md). */
+/* The entry of a collective event: the outcome and the handle's next seq
+ * agreed in one Allreduce (log/log_file_seq.c). */
 static int advance(ostio_file *fh, int rc)
 {
   struct ostio__loghandle *L = fh->kind_data;
-  uint64_t mine = L->cur, got[2];
-  if (L->clk && ostio__log_clock_max(L->clk) > mine) mine = ostio__log_clock_max(L->clk);
-  /* max of (-code, -rank): the lowest code, and its lowest rank, as MINLOC */
-  uint64_t in[2] = {(uint64_t)(uint32_t)(rc < 0 ? -rc : 0) << 32 |
-                        (uint32_t)(INT32_MAX - fh->rank), mine};
-  if (MPI_Allreduce(in, got, 2, MPI_UINT64_T, MPI_MAX, fh->comm) != MPI_SUCCESS)
-    return ostio__fail(OSTIO_EMPI, "MPI_Allreduce to agree on an outcome failed");
-  int worst = -(int)(got[0] >> 32), worst_rank = INT32_MAX - (int)(got[0] & INT32_MAX);
-  if ((rc = ostio__agree_known(fh->comm, rc, worst, worst_rank)) < 0) return rc;
-  /* The same on every rank: succeeds or fails alike. */
-  if ((rc = ostio__log_clock_next(got[1], &L->cur)) < 0) return rc;
-  if (L->clk) ostio__log_clock_took(L->clk, L, L->cur);
-  return 0;
+  return ostio__log_advance(fh->comm, fh->rank, L->clk, L, L->writable, &L->cur, rc);
 }
 
 /* The exit of a collective event: every rank holds the same seq, so this
@@ -149,6 +134,7 @@ static int advance(ostio_file *fh, int rc)
 static int step(ostio_file *fh)
 {
   struct ostio__loghandle *L = fh->kind_data;
+  if (!L->writable) return 0;
   int rc = ostio__log_clock_next(L->cur, &L->cur);
   if (rc == 0 && L->clk) ostio__log_clock_took(L->clk, L, L->cur);
   return rc;
