@@ -3,9 +3,14 @@
  * record; breaks on seq, length, stride or physical change), read planning
  * against a byte-array model with random overlapping records and TRUNCs,
  * the size, the log manifest, the name grammar, and fuzzing of the record
- * parser and the log manifest (OSTIO_TEST_FUZZ=N mutations, default 4000). */
+ * parser and the log manifest (OSTIO_TEST_FUZZ=N mutations, default 4000);
+ * the process's clock of a container (issue 28; a temporary directory and a
+ * link to it give its identity). */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "container/log/log.h"
 #include "testutil.h"
@@ -373,6 +378,53 @@ static void test_fuzz(tu_rng *r)
          valid);
 }
 
+/* Issue 28: the process's clock of a container (log_clock.c). */
+static void test_clock(void)
+{
+  char dir[] = "/tmp/ostio_clock_XXXXXX", link[64];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(link, sizeof link, "%s.lnk", dir);
+  CHECK(symlink(dir, link) == 0);
+  int fa = open(dir, O_RDONLY | O_DIRECTORY), fb = open(link, O_RDONLY | O_DIRECTORY);
+  ostio__logclock *a = NULL, *b = NULL;
+  /* Two paths of one directory: one clock (device and inode, not the text). */
+  CHECK(ostio__log_clock_get(fa, dir, &a) == 0 && ostio__log_clock_get(fb, link, &b) == 0 &&
+        a == b);
+  const int g = 1, h = 2; /* two handles */
+  uint64_t cg = (uint64_t)5 << 32 | 1, ch = (uint64_t)6 << 32 | 1;
+  ostio__log_clock_took(a, &g, cg);
+  ostio__log_clock_took(a, &h, ch);
+  /* g writes after h: above h's seq; again: unchanged (its own, compresses). */
+  CHECK(ostio__log_clock_issue(a, &g, &cg) == 0 && cg == ch + 1);
+  CHECK(ostio__log_clock_issue(a, &g, &cg) == 0 && cg == ch + 1);
+  /* h after g, then g after h: each above the other. */
+  CHECK(ostio__log_clock_issue(a, &h, &ch) == 0 && ch == cg + 1);
+  CHECK(ostio__log_clock_issue(a, &g, &cg) == 0 && cg == ch + 1);
+  /* A seq seen (another rank, the disk) is passed by the next write. */
+  ostio__log_clock_saw(b, cg + 10);
+  CHECK(ostio__log_clock_max(a) == cg + 10);
+  CHECK(ostio__log_clock_issue(a, &g, &cg) == 0 && cg == ostio__log_clock_max(a) &&
+        cg == ch + 12);
+  /* Never into the next session's block. */
+  uint64_t v = 0;
+  CHECK(ostio__log_clock_next((uint64_t)6 << 32 | 0xfffffffeu, &v) == 0 &&
+        v == ((uint64_t)6 << 32 | 0xffffffffu));
+  CHECK(ostio__log_clock_next(v, &v) == OSTIO_ERANGE && has("2^32"));
+  ostio__log_clock_saw(a, (uint64_t)6 << 32 | 0xffffffffu);
+  uint64_t cur = cg;
+  CHECK(ostio__log_clock_issue(a, &h, &cur) == OSTIO_ERANGE && cur == cg);
+  ostio__log_clock_put(&a);
+  ostio__log_clock_put(&b);
+  CHECK(a == NULL && b == NULL);
+  /* Freed with the last handle: a new one starts at 0. */
+  CHECK(ostio__log_clock_get(fa, dir, &a) == 0 && ostio__log_clock_max(a) == 0);
+  ostio__log_clock_put(&a);
+  close(fa);
+  close(fb);
+  unlink(link);
+  rmdir(dir);
+}
+
 int main(void)
 {
   tu_rng r;
@@ -382,5 +434,6 @@ int main(void)
   test_resolve(&r);
   test_manifest_names();
   test_fuzz(&r);
+  test_clock();
   return TEST_DONE();
 }
