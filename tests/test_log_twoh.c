@@ -10,6 +10,7 @@
  * compact too. docs/containers.md, "The ordering rule". */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "colltest.h"
@@ -210,6 +211,77 @@ static void preloaded_neighbour(const char *dir, const char *lib)
   verify(path, "preloaded process between two syncs of the job");
 }
 
+/* The other way round: a preloaded process (python) writes slots 0 and 1
+ * and fsyncs; the job syncs and writes both; the process fsyncs and writes
+ * slot 0 again. Slot 1: the job's write is newest (though the process has
+ * the later session); slot 0: the process's last write is (after its fsync
+ * it orders its writes after what the job published). */
+static void preloaded_writer(const char *dir, const char *lib)
+{
+  char path[700], sa[700], sc[700], script[3000];
+  snprintf(path, sizeof path, "%s/pw.log", dir);
+  snprintf(sa, sizeof sa, "%s/pw.a", dir);
+  snprintf(sc, sizeof sc, "%s/pw.c", dir);
+  memset(model, 0, sizeof model);
+  msize = 0;
+  ntag = 200;
+  ostio_file *g = NULL;
+  CHECKF(open_kind(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, 1, &g) == 0, "%s",
+         ostio_last_error());
+  if (!g) return;
+  unsigned char a[2 * SLOT], c[SLOT];
+  fill(a, ++ntag, 0, 2 * SLOT);
+  fill(c, ++ntag, 0, SLOT);
+  int up[2] = {-1, -1}, down[2] = {-1, -1};
+  pid_t pid = -1;
+  if (rank == 0) {
+    FILE *f = fopen(sa, "wb"), *f2 = fopen(sc, "wb");
+    CHECK(f && f2 && fwrite(a, 1, sizeof a, f) == sizeof a && fwrite(c, 1, sizeof c, f2) == sizeof c);
+    if (f) fclose(f);
+    if (f2) fclose(f2);
+    snprintf(script, sizeof script,
+             "import os,sys\n"
+             "fd=os.open('%s',os.O_WRONLY)\n"
+             "os.pwrite(fd,open('%s','rb').read(),0); os.fsync(fd)\n"
+             "sys.stdout.write('1\\n'); sys.stdout.flush(); sys.stdin.readline()\n"
+             "os.fsync(fd); os.pwrite(fd,open('%s','rb').read(),0); os.close(fd)\n",
+             path, sa, sc);
+    CHECK(pipe(up) == 0 && pipe(down) == 0);
+    if ((pid = fork()) == 0) {
+      dup2(down[0], 0);
+      dup2(up[1], 1);
+      setenv("LD_PRELOAD", lib, 1);
+      setenv("OSTIO_PRELOAD_PATHS", dir, 1);
+      execlp("python3", "python3", "-c", script, (char *)NULL);
+      _exit(127);
+    }
+    close(up[1]);
+    close(down[0]);
+    char line[8] = "";
+    CHECKF(pid > 0 && read(up[0], line, sizeof line) >= 1 && line[0] == '1',
+           "the preloaded writer did not report its first write");
+  }
+  memcpy(model, a, sizeof a);
+  msize = 2 * SLOT;
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(ostio_sync(g) == 0);
+  wr(g, nprocs - 1, 0, SLOT);
+  wr(g, 0, SLOT, SLOT);
+  CHECK(ostio_sync(g) == 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0 && pid > 0) {
+    int st = -1;
+    CHECK(write(down[1], "go\n", 3) == 3);
+    close(down[1]);
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    close(up[0]);
+  }
+  memcpy(model, c, sizeof c);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(ostio_close(&g) == 0);
+  verify(path, "preloaded process writing after its fsync");
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -240,6 +312,7 @@ int main(int argc, char **argv)
       verify_flat(path, flat, what);
     }
   if (argc > 1) preloaded_neighbour(dir, argv[1]);
+  if (argc > 1) preloaded_writer(dir, argv[1]);
   ct_rmtree(MPI_COMM_WORLD, dir);
   int status = tu_done_mpi(MPI_COMM_WORLD, "", __FILE__);
   MPI_Finalize();
