@@ -3,9 +3,14 @@
  * record; breaks on seq, length, stride or physical change), read planning
  * against a byte-array model with random overlapping records and TRUNCs,
  * the size, the log manifest, the name grammar, and fuzzing of the record
- * parser and the log manifest (OSTIO_TEST_FUZZ=N mutations, default 4000). */
+ * parser and the log manifest (OSTIO_TEST_FUZZ=N mutations, default 4000);
+ * the process's clock of a container (issue 28; a temporary directory and a
+ * link to it give its identity). */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "container/log/log.h"
 #include "testutil.h"
@@ -28,9 +33,20 @@ static void test_codec(tu_rng *r)
     ostio__logrec a = random_write(r), b;
     if (i % 5 == 0) a = (ostio__logrec){.type = OSTIO__LOGREC_TRUNC, .writer = 3, .seq = 77,
                                         .lstart = tu_rng_range(r, 0, INT64_MAX / 2)};
+    /* Issue 28: a seq above its session's block (version 2, the session in
+     * bytes 56..59) for one record in three; else version 1, where a
+     * session of 0 encodes as seq >> 32, as earlier releases wrote. */
+    if (i % 3 == 1 && a.seq >> 32 > 1)
+      a.session = (uint32_t)tu_rng_range(r, 1, (int64_t)(a.seq >> 32) - 1);
+    else if (i % 3 == 2)
+      a.session = (uint32_t)(a.seq >> 32);
     unsigned char buf[OSTIO__LOGREC_SIZE];
     ostio__logrec_encode(&a, buf);
     CHECKF(ostio__logrec_decode(buf, &b) == 0, "%d: %s", i, ostio_last_error());
+    int v2 = a.session && a.session != (uint32_t)(a.seq >> 32);
+    CHECKF(buf[2] == (v2 ? 2 : 1) && (v2 || !(buf[56] | buf[57] | buf[58] | buf[59])),
+           "%d: version %d", i, buf[2]);
+    if (!a.session) a.session = (uint32_t)(a.seq >> 32);
     CHECK(!memcmp(&a, &b, sizeof a));
     /* Every single damaged byte is caught (CRC-32C finds bursts <= 32 bits). */
     int k = (int)tu_rng_range(r, 0, 63);
@@ -70,6 +86,24 @@ static void test_codec(tu_rng *r)
   uint32_t c = ostio__crc32c(buf, 60);
   for (int i = 0; i < 4; i++) buf[60 + i] = (unsigned char)(c >> (8 * i));
   CHECK(ostio__logrec_decode(buf, &a) == OSTIO_EFORMAT && has("reserved"));
+  /* Version 2 whose session is 0, or not below the seq's high half (a seq
+   * never lies below its session's first, session << 32): refused. */
+  uint32_t sess[] = {0, 7, 8};
+  for (int k = 0; k < 3; k++) {
+    ostio__logrec v = {.type = 2, .writer = 1, .session = 3, .seq = (uint64_t)7 << 32 | 5};
+    ostio__logrec_encode(&v, buf);
+    CHECK(buf[2] == 2 && buf[56] == 3);
+    for (int i = 0; i < 4; i++) buf[56 + i] = (unsigned char)(sess[k] >> (8 * i));
+    c = ostio__crc32c(buf, 60);
+    for (int i = 0; i < 4; i++) buf[60 + i] = (unsigned char)(c >> (8 * i));
+    CHECKF(ostio__logrec_decode(buf, &v) == OSTIO_EFORMAT && has("version 2"), "session %u: %s",
+           sess[k], ostio_last_error());
+  }
+  /* A version 3 record is refused naming the versions read. */
+  buf[2] = 3;
+  c = ostio__crc32c(buf, 60);
+  for (int i = 0; i < 4; i++) buf[60 + i] = (unsigned char)(c >> (8 * i));
+  CHECK(ostio__logrec_decode(buf, &a) == OSTIO_EFORMAT && has("versions 1 and 2"));
 }
 
 static void test_compressor(void)
@@ -344,6 +378,53 @@ static void test_fuzz(tu_rng *r)
          valid);
 }
 
+/* Issue 28: the process's clock of a container (log_clock.c). */
+static void test_clock(void)
+{
+  char dir[] = "/tmp/ostio_clock_XXXXXX", link[64];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(link, sizeof link, "%s.lnk", dir);
+  CHECK(symlink(dir, link) == 0);
+  int fa = open(dir, O_RDONLY | O_DIRECTORY), fb = open(link, O_RDONLY | O_DIRECTORY);
+  ostio__logclock *a = NULL, *b = NULL;
+  /* Two paths of one directory: one clock (device and inode, not the text). */
+  CHECK(ostio__log_clock_get(fa, dir, &a) == 0 && ostio__log_clock_get(fb, link, &b) == 0 &&
+        a == b);
+  const int g = 1, h = 2; /* two handles */
+  uint64_t cg = (uint64_t)5 << 32 | 1, ch = (uint64_t)6 << 32 | 1;
+  ostio__log_clock_took(a, &g, cg);
+  ostio__log_clock_took(a, &h, ch);
+  /* g writes after h: above h's seq; again: unchanged (its own, compresses). */
+  CHECK(ostio__log_clock_issue(a, &g, &cg) == 0 && cg == ch + 1);
+  CHECK(ostio__log_clock_issue(a, &g, &cg) == 0 && cg == ch + 1);
+  /* h after g, then g after h: each above the other. */
+  CHECK(ostio__log_clock_issue(a, &h, &ch) == 0 && ch == cg + 1);
+  CHECK(ostio__log_clock_issue(a, &g, &cg) == 0 && cg == ch + 1);
+  /* A seq seen (another rank, the disk) is passed by the next write. */
+  ostio__log_clock_saw(b, cg + 10);
+  CHECK(ostio__log_clock_max(a) == cg + 10);
+  CHECK(ostio__log_clock_issue(a, &g, &cg) == 0 && cg == ostio__log_clock_max(a) &&
+        cg == ch + 12);
+  /* Never into the next session's block. */
+  uint64_t v = 0;
+  CHECK(ostio__log_clock_next((uint64_t)6 << 32 | 0xfffffffeu, &v) == 0 &&
+        v == ((uint64_t)6 << 32 | 0xffffffffu));
+  CHECK(ostio__log_clock_next(v, &v) == OSTIO_ERANGE && has("2^32"));
+  ostio__log_clock_saw(a, (uint64_t)6 << 32 | 0xffffffffu);
+  uint64_t cur = cg;
+  CHECK(ostio__log_clock_issue(a, &h, &cur) == OSTIO_ERANGE && cur == cg);
+  ostio__log_clock_put(&a);
+  ostio__log_clock_put(&b);
+  CHECK(a == NULL && b == NULL);
+  /* Freed with the last handle: a new one starts at 0. */
+  CHECK(ostio__log_clock_get(fa, dir, &a) == 0 && ostio__log_clock_max(a) == 0);
+  ostio__log_clock_put(&a);
+  close(fa);
+  close(fb);
+  unlink(link);
+  rmdir(dir);
+}
+
 int main(void)
 {
   tu_rng r;
@@ -353,5 +434,6 @@ int main(void)
   test_resolve(&r);
   test_manifest_names();
   test_fuzz(&r);
+  test_clock();
   return TEST_DONE();
 }

@@ -47,7 +47,8 @@ endfunction()
 # The programs (ROMIO's test list as the coverage map; our own code).
 set(OSTIO_MPIIO_COV_PROGRAMS simple psimple noncontig noncontig_coll noncontig_coll2
     coll_test atomicity split_coll i_noncontig async shared_fp excl file_info hindexed
-    resized types_with_zeros big_extents file_ops bottom status random byte_blocks zero_view)
+    resized types_with_zeros big_extents file_ops bottom status random byte_blocks zero_view
+    two_handles)
 foreach(p IN LISTS OSTIO_MPIIO_COV_PROGRAMS)
   if(p STREQUAL "noncontig_coll")
     ostio_mpiio_cov(${p} SOURCES noncontig.c DEFS MU_COLL=1)
@@ -88,6 +89,7 @@ if(TARGET ostio_mpiio)
   ostio_mpiio_compare(shared_fp log 3)
   ostio_mpiio_compare(coll_test striped 3)
   ostio_mpiio_compare(random plain 4)
+  ostio_mpiio_compare(two_handles log 1)
   # Issue 28 item 3: POSIX calls (open+read, truncate, stat) on the files of an
   # MPI-IO program, as PnetCDF makes them, with libostio-preload.so loaded
   # beside the interposer and only OSTIO_MPIIO_PATHS set (docs/mpiio.md).

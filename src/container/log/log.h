@@ -11,7 +11,9 @@
  *   logread.c  on disk: data-log descriptors, reading through the map
  *   logstage.c on disk: node-local staging (log_stage.h); logdrain.c its drain
  *   logwriter.c on disk: a writer's data and index logs
- *   logtool.c  on disk: check, recover, compact, remove */
+ *   logtool.c  on disk: check, recover, compact, remove
+ *   log_clock.c the process's clock per container (the ordering of handles
+ *              open at once), and the largest seq on disk */
 #ifndef OSTIO_CONTAINER_LOG_H
 #define OSTIO_CONTAINER_LOG_H
 
@@ -22,7 +24,8 @@
 
 /* ---- logrec.c (pure) ------------------------------------------------------ */
 #define OSTIO__LOGREC_SIZE 64
-#define OSTIO__LOGREC_VERSION 1
+#define OSTIO__LOGREC_VERSION 1   /* session = seq >> 32 */
+#define OSTIO__LOGREC_VERSION2 2  /* session in bytes 56..59 */
 enum { OSTIO__LOGREC_WRITE = 1, OSTIO__LOGREC_TRUNC = 2, OSTIO__LOGREC_COVER = 3 };
 
 /* One index record. WRITE: pieces i = 0..count-1 of `length` bytes at logical
@@ -30,10 +33,17 @@ enum { OSTIO__LOGREC_WRITE = 1, OSTIO__LOGREC_TRUNC = 2, OSTIO__LOGREC_COVER = 3
  * TRUNC: the logical size becomes lstart (bytes at and beyond it read as
  * zeros until written again). COVER (index.compact only): the per-writer
  * index log (session, writer) had lstart bytes when it was compacted.
- * session = seq >> 32, epoch = seq & 0xffffffff. */
+ * seq orders the records (docs/containers.md, "The ordering rule"): a
+ * session's first is session << 32; a handle's seq grows past what other
+ * handles of its process issued or saw, so it may leave its session's range
+ * (seq >> 32 > session). session names the record's data log (session,
+ * writer); on disk it is seq >> 32 in a version 1 record, and bytes 56..59
+ * of a version 2 record, written only when the two differ. Encoding a
+ * session of 0 means seq >> 32. */
 typedef struct ostio__logrec {
   int type;
   uint32_t writer;
+  uint32_t session;
   uint64_t seq;
   int64_t lstart, lstride, length, count, pstart;
 } ostio__logrec;
@@ -66,7 +76,8 @@ int ostio__logcomp_add(ostio__logcomp *c, uint64_t seq, uint32_t writer, int64_t
 int ostio__logcomp_take(ostio__logcomp *c, ostio__logrec *out);
 
 /* ---- logmap.c (pure) --------------------------------------------------------- */
-/* A record with its place in the order: key = (seq, writer, idx), later key
+/* A record with its place in the order: key = (seq, writer, session, idx),
+ * later key
  * wins byte by byte; idx is the record's position in its index log. src is
  * the caller's number for the data log (session, writer); -1 for TRUNC. */
 typedef struct ostio__logent {
@@ -269,6 +280,29 @@ int ostio__logw_close(ostio__logw *w);
 #define OSTIO__LOG_PROCESS_WRITERS 0x40000000u
 int ostio__log_claim_session(ostio__logdir *d, ostio__logw *w, int32_t hostdir,
                              uint32_t *session);
+
+/* ---- log_clock.c: the process's clock of a container -------------------------------
+ * The largest seq the process's handles of one container (device and inode
+ * of dirfd) issued or saw; shared by its handles, freed with the last. */
+typedef struct ostio__logclock ostio__logclock;
+int ostio__log_clock_get(int dirfd, const char *path, ostio__logclock **out);
+void ostio__log_clock_put(ostio__logclock **c);
+uint64_t ostio__log_clock_max(ostio__logclock *c);
+/* A seq read from the container or another rank. */
+void ostio__log_clock_saw(ostio__logclock *c, uint64_t seq);
+/* Handle `who` carries seq from now on (agreed at a collective event). */
+void ostio__log_clock_took(ostio__logclock *c, const void *who, uint64_t seq);
+/* v + 1, or OSTIO_ERANGE when that leaves v's 2^32 block (a later session's). */
+int ostio__log_clock_next(uint64_t v, uint64_t *next);
+/* Before a write of handle `who` whose seq is *cur: raises *cur above every
+ * seq another handle of the process issued or saw since (OSTIO_ERANGE at
+ * the block's end), and records it as the latest. */
+int ostio__log_clock_issue(ostio__logclock *c, const void *who, uint64_t *cur);
+/* The largest seq on disk now (a fresh listing of d's directory, d not
+ * changed): the last valid record of each index log and of a current
+ * index.compact (a writer's records are in seq order); seqs in the block of
+ * a session not listed are passed over. */
+int ostio__log_disk_seq(const ostio__logdir *d, uint64_t *out);
 
 /* ---- logsize.c (on disk): the size record's rule --------------------------------
  * Fingerprint of the index logs of d's last scan (names and sizes, and

@@ -3,9 +3,12 @@
  * write_all alike (no data exchange); reads merge the index: at open each
  * rank loads a share of the index logs and an Allgatherv gives every rank
  * the same record list; later collective calls share only the records
- * written since. Every collective call advances the epoch (the low half of
- * each record's seq) on entry and on exit, so writes before, inside and
- * after a collective call are ordered. Errors are agreed with ostio__agree.
+ * written since. Every collective call advances the handle's seq (each
+ * record's ordering key) on entry, to one agreed above every seq its ranks'
+ * processes issued or saw (log_clock.c: other handles of the same container
+ * too), and on exit, so writes before, inside and after a collective call
+ * are ordered; an independent write goes above what another handle of its
+ * process wrote since. Errors are agreed with ostio__agree.
  * With writers=node, write_all instead funnels each node's bytes through
  * the node's leader (log/log_file_node.c); write_at stays on the rank's logs.
  * See docs/containers.md, "Log containers". */
@@ -28,7 +31,9 @@ struct ostio__loghandle {
   ostio__logdir *d;
   ostio__logw w;
   int writable, readable;
-  uint32_t session, epoch;
+  uint32_t session;        /* names this job's logs (data.SESSION.RANK)       */
+  uint64_t cur;            /* the seq of this rank's writes now              */
+  ostio__logclock *clk;    /* the process's clock of this container          */
   ostio__logmap map;       /* readable handles: every record so far          */
   ostio__logres res;
   size_t own_added;        /* w.fresh entries already in the map             */
@@ -42,6 +47,18 @@ struct ostio__loghandle {
 };
 
 /* ---- sharing records ----------------------------------------------------------------- */
+
+/* Seqs read from the container or other ranks raise the process's clock. A
+ * seq in the block of a session that does not exist (above every session
+ * listed) is damage or forged: it must not push this process's writes out
+ * of their block (they would then stop at OSTIO_ERANGE). */
+static void saw(struct ostio__loghandle *L, const ostio__logent *e, size_t n)
+{
+  uint64_t top = 0, cap = L->d->max_session > L->session ? L->d->max_session : L->session;
+  for (size_t i = 0; i < n; i++)
+    if (e[i].r.seq > top && e[i].r.seq >> 32 <= cap) top = e[i].r.seq;
+  if (L->clk && top) ostio__log_clock_saw(L->clk, top);
+}
 
 /* Allgatherv of every rank's entries; others' are added to the map (own
  * ones when add_own). Collective; the outcome is agreed. */
@@ -66,6 +83,7 @@ static int gather(ostio_file *fh, const ostio__logent *mine, size_t n, int add_o
     if (MPI_Allgatherv(mine, cnt, L->ent_type, all, counts, displs, L->ent_type, fh->comm) !=
         MPI_SUCCESS)
       rc = ostio__fail(OSTIO_EMPI, "MPI_Allgatherv of index records failed");
+    if (rc == 0) saw(L, all, (size_t)total);
     if (rc == 0 && add_own) { /* at open: the gathered array becomes the map's */
       rc = ostio__logmap_adopt(&L->map, all, (size_t)total, (size_t)total + 1);
       all = NULL;
@@ -103,22 +121,26 @@ static int refresh(ostio_file *fh)
   return rc;
 }
 
-/* Every rank holds the same epoch, so this succeeds or fails on all ranks
- * alike: no agreement needed. */
-static int next_epoch(ostio_file *fh)
+/* The entry of a collective event: the outcome and the handle's next seq
+ * agreed in one Allreduce (log/log_file_seq.c). */
+static int advance(ostio_file *fh, int rc)
 {
   struct ostio__loghandle *L = fh->kind_data;
-  if (L->epoch == UINT32_MAX)
-    return ostio__fail(OSTIO_ERANGE, "%s: 2^32 collective calls in one session; close and "
-                       "reopen the file", fh->path);
-  L->epoch++;
-  return 0;
+  return ostio__log_advance(fh->comm, fh->rank, L->clk, L, L->writable, &L->cur, rc);
 }
 
-static uint64_t seq(const struct ostio__loghandle *L)
+/* The exit of a collective event: every rank holds the same seq, so this
+ * succeeds or fails on all ranks alike (no agreement needed). */
+static int step(ostio_file *fh)
 {
-  return (uint64_t)L->session << 32 | L->epoch;
+  struct ostio__loghandle *L = fh->kind_data;
+  if (!L->writable) return 0;
+  int rc = ostio__log_clock_next(L->cur, &L->cur);
+  if (rc == 0 && L->clk) ostio__log_clock_took(L->clk, L, L->cur);
+  return rc;
 }
+
+static uint64_t seq(const struct ostio__loghandle *L) { return L->cur; }
 
 /* ---- open ---------------------------------------------------------------------------- */
 
@@ -199,6 +221,9 @@ static int log_open(ostio_file *fh, MPI_Info info)
   ostio__sizerec rec = {.clean = 0, .size = 0};
   int have_rec = 0;
   if ((rc = share_listing(fh, rc, &rec, &have_rec)) < 0) return rc;
+  /* The process's clock of this container, shared with its other handles. */
+  if ((rc = ostio__agree(fh->comm, ostio__log_clock_get(L->d->dirfd, fh->path, &L->clk))) < 0)
+    return rc;
   /* writers=node: write_all funnels through the node's leader (log/log_file_node.c). */
   if (L->writable && L->d->m.writers == OSTIO__LOG_WRITERS_NODE &&
       (rc = ostio__agree(fh->comm, ostio__log_node_comm(fh->comm, &L->node))) < 0)
@@ -262,8 +287,11 @@ static int log_open(ostio_file *fh, MPI_Info info)
   }
   if (L->writable && fh->rank == 0)
     rc = ostio__sizerec_write(L->d->dirfd, fh->path, &(ostio__sizerec){.clean = 0, .size = L->size_base});
-  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
-  L->epoch = 1;
+  /* The first seq: above the session's start (every seq of an earlier
+   * session is below it) and above what this job's processes issued or saw
+   * (a handle of this container already open, the records just loaded). */
+  L->cur = (uint64_t)L->session << 32;
+  if ((rc = advance(fh, rc)) < 0) return rc;
   /* No layout: a log's bytes are in per-writer logs, not striped by offset,
    * so fh->layout stays NULL (ostio_file_layout returns NULL; statistics
    * print "layout none"). */
@@ -276,6 +304,7 @@ static void log_discard(ostio_file *fh)
   struct ostio__loghandle *L = fh->kind_data;
   if (!L) return;
   ostio__logstage_free(&L->stage);
+  ostio__log_clock_put(&L->clk);
   ostio__logw_close(&L->w);
   ostio__log_close(&L->d);
   ostio__logmap_free(&L->map);
@@ -325,7 +354,7 @@ static int log_size(ostio_file *fh, int64_t *size)
 static int log_set_size(ostio_file *fh, int64_t size)
 {
   struct ostio__loghandle *L = fh->kind_data;
-  int rc = next_epoch(fh);
+  int rc = advance(fh, 0);
   if (rc < 0) return rc;
   if (fh->rank == 0) {
     ostio__logrec t = {.type = OSTIO__LOGREC_TRUNC, .writer = 0, .seq = seq(L), .lstart = size};
@@ -336,7 +365,7 @@ static int log_set_size(ostio_file *fh, int64_t size)
   L->size_base = size;
   L->local_end = 0;
   if (L->readable && (rc = refresh(fh)) < 0) return rc;
-  return next_epoch(fh);
+  return step(fh);
 }
 
 static int log_sync(ostio_file *fh)
@@ -344,11 +373,18 @@ static int log_sync(ostio_file *fh)
   struct ostio__loghandle *L = fh->kind_data;
   int rc = L->w.dfd >= 0 ? ostio__logw_sync(&L->w) : 0;
   if (rc == 0) rc = own_to_map(L);
-  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+  /* What other processes published (another job, a preloaded process) is
+   * older than what this job writes after the sync: MPI's sync, barrier,
+   * sync orders them. Rank 0 reads the largest seq on disk (one listing,
+   * the last record of each index log) into the agreement below. */
+  if (rc == 0 && L->writable && fh->rank == 0) {
+    uint64_t top = 0;
+    if ((rc = ostio__log_disk_seq(L->d, &top)) == 0 && top) ostio__log_clock_saw(L->clk, top);
+  }
+  if ((rc = advance(fh, rc)) < 0) return rc;
   if (L->stage && (rc = ostio__logstage_sync(fh, L->stage)) < 0) return rc;
-  if ((rc = next_epoch(fh)) < 0) return rc;
   if (L->readable && (rc = refresh(fh)) < 0) return rc;
-  return next_epoch(fh);
+  return step(fh);
 }
 
 /* ---- reads and writes ------------------------------------------------------------------ */
@@ -437,6 +473,8 @@ static int log_write_at(ostio_file *fh, int64_t off, const void *buf, size_t len
 {
   struct ostio__loghandle *L = fh->kind_data;
   int rc = ostio__logw_create(&L->w);
+  /* Newer than anything another handle of this process wrote before. */
+  if (rc == 0) rc = ostio__log_clock_issue(L->clk, L, &L->cur);
   if (rc < 0) return rc;
   fh->io.fd = L->w.dfd;
   if ((rc = ostio__io_pwrite(&fh->io, buf, len, L->w.dend)) < 0)
@@ -521,8 +559,7 @@ static int log_coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_
   if (rc == 0) rc = local_extents(ext, n, &e, &ne, &bytes);
   if (rc == 0 && bytes > 0 && !buf)
     rc = ostio__fail(OSTIO_EINVAL, "NULL buffer for %lld bytes", (long long)bytes);
-  if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
-  if ((rc = next_epoch(fh)) < 0) goto done;
+  if ((rc = advance(fh, rc)) < 0) goto done;
   double t0 = ostio__now();
   ostio__stat_add(&fh->stats, is_write ? OSTIO__STAT_coll_writes : OSTIO__STAT_coll_reads, 1);
   if (is_write) {
@@ -537,7 +574,7 @@ static int log_coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_
     free(rl.r);
     rc = ostio__agree(fh->comm, rc);
   }
-  if (rc == 0) rc = next_epoch(fh);
+  if (rc == 0) rc = step(fh);
   fh->stats.t[OSTIO__T_time_total] += ostio__now() - t0;
 done:
   free(e);

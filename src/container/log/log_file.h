@@ -31,6 +31,16 @@ int ostio__log_node_comm(MPI_Comm comm, MPI_Comm *node);
 int ostio__log_funnel(MPI_Comm node, ostio__io *io, ostio__logw *w, uint64_t seq,
                       int64_t round, const ostio__lext *e, size_t n, const char *buf);
 
+/* The entry of a collective event of a log handle (log/log_file_seq.c):
+ * agrees on rc as ostio__agree does and, in the same Allreduce, on the seq
+ * the handle's ranks carry from now on, one above the largest seq any of
+ * their processes issued or saw for the container (clk) and above *cur; the
+ * clock then records it as issued by `who`. A handle that does not write
+ * (writable 0) only takes the maximum. docs/containers.md, "The ordering
+ * rule". */
+int ostio__log_advance(MPI_Comm comm, int rank, ostio__logclock *clk, const void *who,
+                       int writable, uint64_t *cur, int rc);
+
 /* Node-local staging (log/log_file_stage.c, docs/staging.md). NULL when the
  * handle does not stage. All collective on the handle's communicator. */
 struct ostio_file;

@@ -147,10 +147,14 @@ int ostio__log_hook_map(const char *path, const ostio__show *o)
     for (size_t i = 0; i < map.n; i++) {
       const ostio__logrec *r = &map.e[i].r;
       fprintf(o->out, "%s seq %" PRIu64 ".%" PRIu64 " writer %" PRIu32 " start %" PRId64
-              " stride %" PRId64 " length %" PRId64 " count %" PRId64 " phys %" PRId64 "\n",
+              " stride %" PRId64 " length %" PRId64 " count %" PRId64 " phys %" PRId64,
               r->type == OSTIO__LOGREC_TRUNC ? "TRUNC" : "WRITE", r->seq >> 32,
               r->seq & 0xffffffffu, r->writer, r->lstart, r->lstride, r->length, r->count,
               r->pstart);
+      /* A record whose seq left its session's range (two handles at once):
+       * its data log is data.SESSION.W. */
+      if (r->session != (uint32_t)(r->seq >> 32)) fprintf(o->out, " session %" PRIu32, r->session);
+      fputc('\n', o->out);
     }
   } else {
     rc = print_map(d, &map, o->out);

@@ -406,6 +406,8 @@ static int lg_truncate(ostio__store *s, int64_t size)
   return rc < 0 ? rc : own_to_map(l);
 }
 
+static int lg_locked(ostio__store *s);
+
 static int lg_sync(ostio__store *s)
 {
   log_store *l = of(s);
@@ -422,7 +424,10 @@ static int lg_sync(ostio__store *s)
       rc = 0;
     }
   }
-  return rc < 0 ? rc : lg_reload(s); /* and see what the others published */
+  /* See what the others published, and write after it: a write that
+   * follows this fsync is newer than everything published before it (the
+   * job's side of that order is its ostio_sync, docs/containers.md rule 5). */
+  return rc < 0 ? rc : lg_locked(s);
 }
 
 /* Every other writer's data log as listed, and ours as written. */

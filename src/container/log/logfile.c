@@ -313,11 +313,11 @@ static int scan_compact(ostio__logdir *d)
     if (ostio__logrec_decode(b, &r) < 0) ok = 0;
     else if (r.type != OSTIO__LOGREC_COVER) break;
     else {
-      int i = ostio__log_src_find(d, (uint32_t)(r.seq >> 32), r.writer);
+      int i = ostio__log_src_find(d, r.session, r.writer);
       if (i < 0 || !(d->src[i].flags & OSTIO__LOGSRC_INDEX) || d->src[i].index_size != r.lstart)
         ok = 0;
       else d->src[i].flags |= OSTIO__LOGSRC_COVERED;
-      if ((uint32_t)(r.seq >> 32) > maxs) maxs = (uint32_t)(r.seq >> 32);
+      if (r.session > maxs) maxs = r.session;
       ncover++;
     }
   }
@@ -454,17 +454,17 @@ static int load_buf(ostio__logdir *d, const char *what, const unsigned char *buf
     if (x.r.type == OSTIO__LOGREC_COVER && !own) continue;
     int32_t src = -1;
     if (own) {
-      if (x.r.writer != own->writer || x.r.seq >> 32 != own->session ||
+      if (x.r.writer != own->writer || x.r.session != own->session ||
           x.r.type == OSTIO__LOGREC_COVER) {
         st->foreign++;
         problem(st, "%s: record %lld names writer %" PRIu32 " session %" PRIu64 "; the file "
                 "name says writer %" PRIu32 " session %" PRIu32 ": it and the rest are ignored",
-                what, (long long)k, x.r.writer, x.r.seq >> 32, own->writer, own->session);
+                what, (long long)k, x.r.writer, (uint64_t)x.r.session, own->writer, own->session);
         return 1;
       }
     }
     if (x.r.type == OSTIO__LOGREC_WRITE) {
-      src = ostio__log_src_find(d, (uint32_t)(x.r.seq >> 32), x.r.writer);
+      src = ostio__log_src_find(d, x.r.session, x.r.writer);
       int64_t dsize = src >= 0 ? d->src[src].data_size : -1;
       if (src >= 0 && ostio__logrec_pend(&x.r) > dsize && src != refreshed)
         dsize = data_size_now(d, refreshed = src);
@@ -474,7 +474,7 @@ static int load_buf(ostio__logdir *d, const char *what, const unsigned char *buf
         if (src < 0)
           problem(st, "%s: record %lld names writer %" PRIu32 " of session %" PRIu64 ", "
                   "which has no data log: its logical bytes [%lld, %lld) are lost", what,
-                  (long long)k, x.r.writer, x.r.seq >> 32, (long long)x.r.lstart,
+                  (long long)k, x.r.writer, (uint64_t)x.r.session, (long long)x.r.lstart,
                   (long long)ostio__logrec_end(&x.r));
       else if (d->src[src].flags & OSTIO__LOGSRC_STAGED)
         problem(st, "%s: record %lld points past the drained part of its data log (%lld > "

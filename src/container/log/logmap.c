@@ -1,7 +1,7 @@
 /* The merged index of a log container: records in key order, an interval
  * index over their logical spans, the size, and read planning. Pure.
  *
- * The overlap rule: key = (seq, writer, idx); where records cover the same
+ * The overlap rule: key = (seq, writer, session, idx); where records cover the same
  * byte, the one with the later key wins; a TRUNC(L) is a zero piece over
  * [L, infinity) at its key. resolve() turns a range into non-overlapping
  * segments (data log + physical offset, or zeros) by a sweep over the
@@ -19,6 +19,7 @@ static int key_cmp(const ostio__logent *x, const ostio__logent *y)
 {
   if (x->r.seq != y->r.seq) return x->r.seq < y->r.seq ? -1 : 1;
   if (x->r.writer != y->r.writer) return x->r.writer < y->r.writer ? -1 : 1;
+  if (x->r.session != y->r.session) return x->r.session < y->r.session ? -1 : 1;
   if (x->idx != y->idx) return x->idx < y->idx ? -1 : 1;
   return 0;
 }
@@ -322,16 +323,16 @@ static int lost_check(ostio__logres *r)
                          "node and not drained yet (writer %" PRIu32 ", session %" PRIu64
                          "); `ostio stage status` says where, `ostio stage drain` on that "
                          "node moves them", (long long)wat, (long long)wto, w->writer,
-                         w->seq >> 32);
+                         (uint64_t)w->session);
     return ostio__fail(OSTIO_EFORMAT, "logical bytes [%lld, %lld) are lost: their index "
                        "record (writer %" PRIu32 ", session %" PRIu64 ": %lld piece%s of %lld "
                        "byte%s from data-log byte %lld) places them at bytes [%lld, %lld) of "
                        "data.%" PRIu64 ".%" PRIu32 ", which %s; `ostio container check` names "
                        "the damage, `ostio container recover` drops the record (accepting the "
-                       "loss)", (long long)wat, (long long)wto, w->writer, w->seq >> 32,
+                       "loss)", (long long)wat, (long long)wto, w->writer, (uint64_t)w->session,
                        (long long)w->count, w->count == 1 ? "" : "s", (long long)w->length,
                        w->length == 1 ? "" : "s", (long long)w->pstart, (long long)wph, (long long)(wph + (wto - wat)),
-                       w->seq >> 32, w->writer, win->src < 0 ? "does not exist" : "is shorter");
+                       (uint64_t)w->session, w->writer, win->src < 0 ? "does not exist" : "is shorter");
   }
   size_t j = 0;
   for (size_t k = 0; k < np; k++)

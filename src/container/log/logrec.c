@@ -60,10 +60,16 @@ void ostio__logrec_encode(const ostio__logrec *r, unsigned char out[OSTIO__LOGRE
   memset(out, 0, OSTIO__LOGREC_SIZE);
   out[0] = MAGIC0;
   out[1] = MAGIC1;
-  out[2] = OSTIO__LOGREC_VERSION;
+  /* Version 1 unless the seq has left the session's range (two handles of
+   * a process, docs/containers.md): old containers and every record of a
+   * handle that never did stay byte for byte what earlier releases wrote. */
+  uint32_t session = r->session ? r->session : (uint32_t)(r->seq >> 32);
+  int v2 = session != (uint32_t)(r->seq >> 32);
+  out[2] = v2 ? OSTIO__LOGREC_VERSION2 : OSTIO__LOGREC_VERSION;
   out[3] = (unsigned char)r->type;
   put32(out + 4, r->writer);
   put64(out + 8, r->seq);
+  if (v2) put32(out + 56, session);
   put64(out + 16, (uint64_t)r->lstart);
   put64(out + 24, (uint64_t)r->lstride);
   put64(out + 32, (uint64_t)r->length);
@@ -100,14 +106,23 @@ int ostio__logrec_decode(const unsigned char in[OSTIO__LOGREC_SIZE], ostio__logr
   memset(r, 0, sizeof *r);
   if (in[0] != MAGIC0 || in[1] != MAGIC1) return bad("bad magic (expected \"ol\")");
   if (get32(in + 60) != ostio__crc32c(in, 60)) return bad("CRC-32C mismatch");
-  if (in[2] != OSTIO__LOGREC_VERSION)
-    return ostio__fail(OSTIO_EFORMAT, "index record: version %d; this ostio reads version 1",
-                       in[2]);
-  for (int i = 56; i < 60; i++)
-    if (in[i]) return bad("reserved bytes 56..59 are not zero");
+  if (in[2] != OSTIO__LOGREC_VERSION && in[2] != OSTIO__LOGREC_VERSION2)
+    return ostio__fail(OSTIO_EFORMAT, "index record: version %d; this ostio reads versions 1 "
+                       "and 2", in[2]);
   r->type = in[3];
   r->writer = get32(in + 4);
   r->seq = get64(in + 8);
+  r->session = (uint32_t)(r->seq >> 32);
+  if (in[2] == OSTIO__LOGREC_VERSION) {
+    for (int i = 56; i < 60; i++)
+      if (in[i]) return bad("reserved bytes 56..59 of a version 1 record are not zero");
+  } else {
+    /* A seq never lies below its session's first (session << 32). */
+    r->session = get32(in + 56);
+    if (r->session == 0 || r->session >= r->seq >> 32)
+      return bad("version 2 record whose session (bytes 56..59) is 0 or not below its "
+                 "seq's high half");
+  }
   r->lstart = (int64_t)get64(in + 16);
   r->lstride = (int64_t)get64(in + 24);
   r->length = (int64_t)get64(in + 32);

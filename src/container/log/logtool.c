@@ -356,7 +356,8 @@ int ostio__log_compact(const char *path, int64_t *nrecords)
     const ostio__logsrc *s = &d->src[i];
     if (!(s->flags & OSTIO__LOGSRC_INDEX)) continue;
     ostio__logrec c = {.type = OSTIO__LOGREC_COVER, .writer = s->writer,
-                       .seq = (uint64_t)s->session << 32, .lstart = s->index_size};
+                       .session = s->session, .seq = (uint64_t)s->session << 32,
+                       .lstart = s->index_size};
     ostio__logrec_encode(&c, buf + OSTIO__LOGREC_SIZE * k++);
   }
   for (size_t i = 0; i < map.n; i++)

@@ -97,7 +97,7 @@ static int read_index_copy(ostio__logdir *d, size_t i, int hfd, ostio__stageview
     for (size_t k = 0; rc == 0 && k + OSTIO__LOGREC_SIZE <= got; k += OSTIO__LOGREC_SIZE) {
       ostio__logrec r;
       if (ostio__logrec_decode(buf + k, &r) < 0 || r.writer != s->writer ||
-          r.seq >> 32 != s->session || r.type == OSTIO__LOGREC_COVER) {
+          r.session != s->session || r.type == OSTIO__LOGREC_COVER) {
         done = 1; /* a torn tail (a killed drain rewrites it) or damage: check says */
         break;
       }

@@ -88,9 +88,13 @@ int ostio__logw_create(ostio__logw *w)
   return 0;
 }
 
-static int append_rec(ostio__logw *w, const ostio__logrec *r)
+/* Every record in (session, writer)'s index log is of that session. */
+static int append_rec(ostio__logw *w, const ostio__logrec *rin)
 {
   unsigned char b[OSTIO__LOGREC_SIZE];
+  ostio__logrec rs = *rin;
+  const ostio__logrec *r = &rs;
+  rs.session = w->session;
   if (w->nfresh == w->capfresh) { /* room first: an appended record is always counted */
     size_t c = w->capfresh ? 2 * w->capfresh : 16;
     ostio__logent *f = realloc(w->fresh, c * sizeof *f);
@@ -121,7 +125,9 @@ int ostio__logw_piece(ostio__logw *w, uint64_t seq, int64_t lstart, int64_t len,
   ostio__logrec out;
   if (len <= 0) return 0;
   ostio__logcomp was = w->comp;
-  if (ostio__logcomp_add(&w->comp, seq, w->writer, lstart, len, pstart, &out)) {
+  int flushed = ostio__logcomp_add(&w->comp, seq, w->writer, lstart, len, pstart, &out);
+  w->comp.rec.session = w->session; /* the pending record is read as it is */
+  if (flushed) {
     int rc = append_rec(w, &out);
     if (rc < 0) w->comp = was;
     return rc;
