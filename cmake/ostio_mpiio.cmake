@@ -20,7 +20,7 @@ set(OSTIO_MPIIO_WRAPPERS
   src/mpiio/mpiio_table.c src/mpiio/mpiio_err.c src/mpiio/mpiio_rw.c
   src/mpiio/mpiio_sieve.c src/mpiio/mpiio_shared.c src/mpiio/mpiio_file.c
   src/mpiio/mpiio_data.c src/mpiio/mpiio_calls.c src/mpiio/mpiio_hints.c
-  src/mpiio/mpiio_posix.c)
+  src/mpiio/mpiio_posix.c src/mpiio/mpiio_finalize.c)
 function(ostio_mpiio_library)
   add_library(ostio_mpiio SHARED ${OSTIO_MODULE_OBJECTS} ${OSTIO_MPIIO_WRAPPERS})
   set_target_properties(ostio_mpiio PROPERTIES OUTPUT_NAME ostio-mpiio

@@ -8,15 +8,20 @@
 #   scripts/deps.sh              MPICH and the rest
 #   scripts/deps.sh --openmpi    also Debian's Open MPI (the test suite's second
 #                                MPI); MPICH stays the default mpicc/mpiexec
+#   scripts/deps.sh --mpi4py     also Debian's python3-mpi4py (built on Open MPI:
+#                                tests/mpiio/finalize_py.sh in the Open MPI build);
+#                                the two options may be combined
 set -euo pipefail
 
-openmpi=0
-case "${1:-}" in
-  --openmpi) openmpi=1 ;;
-  -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
-  "") ;;
-  *) echo "deps.sh: unknown argument '$1' (accepted: --openmpi, --help)" >&2; exit 2 ;;
-esac
+openmpi=0 mpi4py=0
+for arg in "$@"; do
+  case "$arg" in
+    --openmpi) openmpi=1 ;;
+    --mpi4py) mpi4py=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "deps.sh: unknown argument '$arg' (accepted: --openmpi, --mpi4py, --help)" >&2; exit 2 ;;
+  esac
+done
 
 missing_pkgs=()
 need() { command -v "$1" >/dev/null 2>&1 || missing_pkgs+=("$2"); }
@@ -39,6 +44,10 @@ fi
 optional_pkgs=()
 /usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 || python3 -c 'import matplotlib' \
   >/dev/null 2>&1 || optional_pkgs+=(python3-matplotlib)
+# mpi4py (optional, asked for with --mpi4py): Debian's is for /usr/bin/python3.
+if [ "$mpi4py" = 1 ] && ! /usr/bin/python3 -c 'import mpi4py' >/dev/null 2>&1; then
+  optional_pkgs+=(python3-mpi4py)
+fi
 # mpi.h must be reachable by mpicc (libmpich-dev provides it).
 if command -v mpicc >/dev/null 2>&1 && ! echo '#include <mpi.h>
 int main(void){return 0;}' | mpicc -x c - -o /dev/null >/dev/null 2>&1; then
@@ -82,7 +91,8 @@ if [ ${#optional_pkgs[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get 
   { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       "${optional_pkgs[@]}" || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
       apt-get install -y -qq --no-install-recommends "${optional_pkgs[@]}"; }; } >/dev/null 2>&1 \
-    || echo "ostio: could not install ${optional_pkgs[*]} (optional: no plots)" >&2
+    || echo "ostio: could not install ${optional_pkgs[*]} (optional: no plots, or" \
+            "tests/mpiio/finalize_py.sh skipped)" >&2
 fi
 if [ ${#missing_pkgs[@]} -eq 0 ] && [ ${#hdf5_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -42,7 +42,7 @@ fi
 
 if [ "${OSTIO_TEST_QUICK:-0}" != 1 ] && [ "${OSTIO_TEST_OPENMPI:-1}" != 0 ]; then
   echo "== build with Open MPI"
-  scripts/deps.sh --openmpi
+  scripts/deps.sh --openmpi --mpi4py   # mpi4py: tests/mpiio/finalize_py.sh
   # Root (CI machines) and more ranks than cores need Open MPI's consent,
   # also at build time (the man pages run ostio-bench --help, a singleton).
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -23,6 +23,7 @@
  *   mpiio_calls.c   the data-access wrappers (blocking, split, nonblocking)
  *   mpiio_posix.c   beside libostio-preload.so: ostio's own system calls
  *                   bypass the preload
+ *   mpiio_finalize.c files still open at MPI_Finalize
  */
 #ifndef OSTIO_MPIIO_MFILE_H
 #define OSTIO_MPIIO_MFILE_H
@@ -111,6 +112,8 @@ int ostio__mpiio_register(ostio__mfile *mf);
 void ostio__mpiio_unregister(ostio__mfile *mf);
 /* Frees mf's Fortran handle, if it was given one (mpiio_fint.c). */
 void ostio__mpiio_fint_release(ostio__mfile *mf);
+/* The registered file opened first, or NULL (the table keeps open order). */
+ostio__mfile *ostio__mpiio_oldest(void);
 /* MPI_File_create_errhandler's functions, so ours are called with our handle. */
 void ostio__mpiio_note_errhandler(MPI_Errhandler eh, MPI_File_errhandler_function *fn);
 MPI_File_errhandler_function *ostio__mpiio_errhandler_fn(MPI_Errhandler eh);
@@ -170,6 +173,17 @@ void ostio__mpiio_drop_type(MPI_Datatype *t);
 /* ---- positions (mpiio_seek.c, pure) ---- */
 /* Data bytes of the view's stream that lie before file offset off. */
 int ostio__view_data_before(const ostio__view *v, int64_t off, int64_t *bytes);
+
+/* ---- close (mpiio_file.c) and MPI_Finalize (mpiio_finalize.c) ---- */
+/* MPI_File_close's sequence, collective on mf->comm: unregister, agree,
+ * free the window, ostio_close. Returns 0 or an OSTIO_E* code (message in
+ * ostio_last_error); reports nothing. mf stays allocated: destroy it. */
+int ostio__mpiio_close(ostio__mfile *mf);
+void ostio__mpiio_destroy(ostio__mfile *mf);
+/* Makes MPI_Finalize close the files still open (an attribute on
+ * MPI_COMM_SELF; once per process, later calls return at once). Called after
+ * MPI_Init and at each ostio open. */
+void ostio__mpiio_finalize_arm(void);
 
 /* ---- shared file pointer and mutex (mpiio_shared.c) ---- */
 int ostio__mpiio_shared_open(ostio__mfile *mf);  /* collective */

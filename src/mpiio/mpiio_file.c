@@ -49,7 +49,7 @@ static int take(const char *path, MPI_Info info, int *veto)
   if (hint == 0) return 0;
   return selected_path(path);
 }
-static void destroy(ostio__mfile *mf)
+void ostio__mpiio_destroy(ostio__mfile *mf)
 {
   if (!mf) return;
   ostio__mpiio_shared_close(mf);
@@ -117,7 +117,7 @@ static int open_ours(MPI_Comm comm, const char *path, int amode, MPI_Info info,
   *out = mf;
   return 0;
 fail:
-  destroy(mf);
+  ostio__mpiio_destroy(mf);
   return rc;
 }
 
@@ -167,15 +167,17 @@ OSTIO__MPIIO_API int MPI_File_open(MPI_Comm comm, const char *filename, int amod
     int cls = amode_bad ? MPI_ERR_AMODE : ostio__mpiio_class_of(rc);
     return ostio__mpiio_failc(NULL, "MPI_File_open", cls, "%s", ostio_last_error());
   }
+  ostio__mpiio_finalize_arm();
   *fh = (MPI_File)(void *)mf;
   return MPI_SUCCESS;
 }
 OSTIO__MPIIO_PMPI(open);
 
-OSTIO__MPIIO_API int MPI_File_close(MPI_File *fh)
+/* Also run by MPI_Finalize for files left open (mpiio_finalize.c): the same
+ * steps in the same order, so a rank in MPI_File_close meets a peer that
+ * closes the file inside MPI_Finalize. */
+int ostio__mpiio_close(ostio__mfile *mf)
 {
-  ostio__mfile *mf = fh ? ostio__mpiio_lookup(*fh) : NULL;
-  if (!mf) return ostio__mpiio_next.close(fh);
   ostio__mpiio_unregister(mf);
   int rc = mf->split_active
                ? ostio__fail(OSTIO_EINVAL, "a split collective is still in progress on %s",
@@ -186,10 +188,17 @@ OSTIO__MPIIO_API int MPI_File_close(MPI_File *fh)
   ostio__mpiio_posix_enter();
   int rc2 = ostio_close(&mf->fh);
   ostio__mpiio_posix_leave();
-  if (rc == 0) rc = rc2;
+  return rc < 0 ? rc : rc2;
+}
+
+OSTIO__MPIIO_API int MPI_File_close(MPI_File *fh)
+{
+  ostio__mfile *mf = fh ? ostio__mpiio_lookup(*fh) : NULL;
+  if (!mf) return ostio__mpiio_next.close(fh);
+  int rc = ostio__mpiio_close(mf);
   int code = MPI_SUCCESS;
   if (rc < 0) code = ostio__mpiio_fail(mf, "MPI_File_close", rc);
-  destroy(mf);
+  ostio__mpiio_destroy(mf);
   *fh = MPI_FILE_NULL;
   return code;
 }

@@ -1,9 +1,10 @@
 /* The handle table (mfile.h): which MPI_File values are ostio's. A wrapper
  * asks on every call, so the common case -- no ostio file open -- is one
  * atomic load; otherwise a short scan under a mutex (a process has few files
- * open). Also the functions behind MPI_File_create_errhandler's handles. */
+ * open). Kept in open order (mpiio_finalize.c closes leftovers in it). Also the functions behind MPI_File_create_errhandler's handles. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpiio/mfile.h"
 
@@ -49,11 +50,21 @@ void ostio__mpiio_unregister(ostio__mfile *mf)
   pthread_mutex_lock(&lock);
   for (int i = 0; i < nfiles; i++)
     if (files[i] == mf) {
-      files[i] = files[--nfiles];
+      /* Keep open order: MPI_Finalize closes leftovers oldest first. */
+      memmove(&files[i], &files[i + 1], (size_t)(nfiles - i - 1) * sizeof *files);
+      nfiles--;
       break;
     }
   __atomic_store_n(&ostio__mpiio_open_count, nfiles, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&lock);
+}
+
+ostio__mfile *ostio__mpiio_oldest(void)
+{
+  pthread_mutex_lock(&lock);
+  ostio__mfile *mf = nfiles ? files[0] : NULL;
+  pthread_mutex_unlock(&lock);
+  return mf;
 }
 
 /* Error handlers made by MPI_File_create_errhandler: handle -> function. */
