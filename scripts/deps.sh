@@ -8,15 +8,20 @@
 #   scripts/deps.sh              MPICH and the rest
 #   scripts/deps.sh --openmpi    also Debian's Open MPI (the test suite's second
 #                                MPI); MPICH stays the default mpicc/mpiexec
+#   scripts/deps.sh --suites     also autoconf, automake, libtool and m4: building
+#                                PnetCDF's test suite from its source release
+#                                (scripts/pnetcdf-tests.sh, docs/suites.md)
 set -euo pipefail
 
-openmpi=0
-case "${1:-}" in
-  --openmpi) openmpi=1 ;;
-  -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
-  "") ;;
-  *) echo "deps.sh: unknown argument '$1' (accepted: --openmpi, --help)" >&2; exit 2 ;;
-esac
+openmpi=0 suites=0
+for arg in "$@"; do
+  case "$arg" in
+    --openmpi) openmpi=1 ;;
+    --suites) suites=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "deps.sh: unknown argument '$arg' (accepted: --openmpi, --suites, --help)" >&2; exit 2 ;;
+  esac
+done
 
 missing_pkgs=()
 need() { command -v "$1" >/dev/null 2>&1 || missing_pkgs+=("$2"); }
@@ -49,6 +54,14 @@ fi
 hdf5_pkgs=()
 [ -f /usr/include/hdf5/mpich/hdf5.h ] || hdf5_pkgs+=(libhdf5-mpich-dev)
 command -v h5dump >/dev/null 2>&1 || hdf5_pkgs+=(hdf5-tools)
+
+# PnetCDF's source release has no configure script: autoreconf builds it.
+if [ "$suites" = 1 ]; then
+  need autoreconf autoconf
+  need automake automake
+  need libtoolize libtool
+  need m4 m4
+fi
 
 had_openmpi=1
 if [ "$openmpi" = 1 ]; then

@@ -70,6 +70,9 @@ suite__run() {
     elif [ "$kind" = seq ]; then
         env=()
     fi
+    if [ -n "${SUITE_RUNDIR:-}" ]; then # the program's files go to its working directory
+        cd "${SUITE_RUNDIR/#$SUITE_ROOT\/native/$SUITE_ROOT/$mode}" || return 1
+    fi
     if [ "$kind" = seq ]; then
         timeout "$SUITE_TIMEOUT" env "${env[@]}" "${args[@]}" >"$log" 2>&1
     else
