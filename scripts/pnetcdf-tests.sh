@@ -30,7 +30,8 @@
 # native result, plain result and bytes, log result and bytes ("same 3f 1234B":
 # three files, all identical to ROMIO's). Exit 0 when every program that passes
 # natively passes and gives ROMIO's bytes both ways, or fails in the list of
-# known failures below; 1 otherwise; 2 on a usage or build error.
+# known failures below; 1 otherwise; 2 on a usage or build error; 77 when the
+# source or autotools cannot be had (CTest counts it as skipped).
 set -uo pipefail
 
 SUITE_NAME=pnetcdf-tests
@@ -43,7 +44,69 @@ SUITE_LIBDIR=$HERE
 # Known failures on main at the time of measuring (docs/suites.md): "DIR/PROGRAM
 # pattern|mode (plain, log or *)|issue 28 item that fixes it". Take an entry off
 # when its item is fixed (the report names entries that passed).
+# Measured 2026-11-28 at np 2 on main 95f31ac (docs/suites.md). Nearly every
+# log failure is ncmpi_open's open()+read() on rank 0 or ncmpi_create's
+# truncate()/unlink() meeting a container directory (item 3).
 SUITE_KNOWN=(
+    "test/C/pres_temp_4D_wr|log|item 2: two handles on one log container (numrecs lost)"
+    "test/C/pres_temp_4D_rd|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/cdf_format/cdf_type|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/cdf_format/dim_cdf12|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/header/header_consistency|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/ncmpi_vars_null_stride|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/vectors|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/collective_error|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/test_varm|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/alignment_test|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/flexible|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/nonblocking|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/noclobber|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/record|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/inq_num_vars|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/modes|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/one_record|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/inq_recsize|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/test_vard|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/test_vard_rec|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/ivarn|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/check_striping|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/last_large_var|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/check_type|plain|item 1: a zero-data filetype refused, the old view kept (wrong bytes)"
+    "test/testcases/check_type|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/test_erange|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/scalar|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/null_args|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/tst_dimsizes|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/mix_collectives|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/tst_info|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/tst_vars_fill|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/tst_def_var_fill|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/test_fillvalue|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/error_precedence|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/tst_free_comm|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/erange_fill|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/testcases/redef1|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/nonblocking/interleaved|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/nonblocking/wait_after_indep|log|item 2: two handles on one log container (numrecs lost)"
+    "test/nonblocking/i_varn_indef|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/nonblocking/bput_varn|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/nonblocking/column_wise|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "test/nonblocking/mcoll_perf|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/C/column_wise|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/C/block_cyclic|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/C/create_open|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/C/global_attributes|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/C/get_vara|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/C/vard_int|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/C/req_all|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/C/time_var|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/tutorial/pnetcdf-read-from-master|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/tutorial/pnetcdf-read-nfiles|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/tutorial/pnetcdf-read-standard|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/tutorial/pnetcdf-read-flexible|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "examples/tutorial/pnetcdf-read-nb|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "benchmarks/C/aggregation|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
+    "benchmarks/C/write_block_read_column|log|item 3: POSIX open/read/truncate/unlink on a container (NC_EFILE)"
 )
 
 # --mpirun / --seqrun: called by PnetCDF's parallel_run.sh through TESTMPIRUN /
@@ -115,10 +178,10 @@ fetch_source() {
     fi
     local tb=$CACHE/src/pnetcdf_$VERSION.orig.tar.xz
     [ -f "$tb" ] && { echo "$tb"; return 0; }
-    command -v apt-get >/dev/null || suite_die "no source: give --source or PNETCDF_SOURCE (no apt-get here for Debian's source package)"
+    command -v apt-get >/dev/null || suite_skip "no source: give --source or PNETCDF_SOURCE (no apt-get here for Debian's source package)"
     mkdir -p "$CACHE/src"
     if ! apt-cache showsrc pnetcdf 2>/dev/null | grep -q "^Version: $VERSION"; then
-        [ "$(id -u)" -eq 0 ] || suite_die "no deb-src entry for pnetcdf $VERSION and not root: give --source, or add a deb-src line and run apt-get update"
+        [ "$(id -u)" -eq 0 ] || suite_skip "no deb-src entry for pnetcdf $VERSION and not root: give --source, or add a deb-src line and run apt-get update"
         local list=/etc/apt/sources.list.d/ostio-deb-src.sources
         say "adding $list (Debian's source packages) and running apt-get update"
         local uri suite
@@ -126,12 +189,12 @@ fetch_source() {
         suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
         printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
             "${uri:-http://deb.debian.org/debian}" "$suite" >"$list"
-        apt-get update -qq >&2 || suite_die "apt-get update failed"
+        apt-get update -qq >&2 || suite_skip "apt-get update failed"
     fi
     say "apt-get source --download-only pnetcdf=$VERSION-* into $CACHE/src"
     (cd "$CACHE/src" && apt-get source -qq --download-only "pnetcdf=$(apt-cache showsrc pnetcdf |
         sed -n "s/^Version: \($VERSION-.*\)/\1/p" | head -1)") >&2 ||
-        suite_die "apt-get source pnetcdf failed (is Debian's deb-src reachable?)"
+        suite_skip "apt-get source pnetcdf failed (is Debian's deb-src reachable?)"
     [ -f "$tb" ] || suite_die "apt-get source left no $tb"
     echo "$tb"
 }
@@ -140,7 +203,7 @@ fetch_source() {
 build() {
     local top=$CACHE/pnetcdf-$VERSION src
     if [ -f "$top/.ostio-built" ]; then echo "$top"; return 0; fi
-    src=$(fetch_source) || exit 2
+    src=$(fetch_source) || exit $?
     rm -rf "$top"
     if [ -d "$src" ]; then
         say "copying $src"
@@ -153,7 +216,7 @@ build() {
     local t0=$SECONDS
     if [ ! -x "$top/configure" ]; then
         for t in autoreconf automake libtoolize m4; do
-            command -v $t >/dev/null || suite_die "$t not found: scripts/deps.sh --suites installs autoconf, automake, libtool and m4"
+            command -v $t >/dev/null || suite_skip "$t not found: scripts/deps.sh --suites installs autoconf, automake, libtool and m4"
         done
         say "autoreconf -fi"
         (cd "$top" && autoreconf -fi) >"$CACHE/autoreconf.log" 2>&1 || suite_die "autoreconf failed: $CACHE/autoreconf.log"
@@ -176,7 +239,7 @@ if [ -n "$PNBUILD" ]; then
     say "building the test programs in $PN_TOP (if missing)"
     make -C "$PN_TOP" -j"$(nproc)" tests >"$CACHE/make-tests.log" 2>&1 || suite_die "make tests failed: $CACHE/make-tests.log"
 else
-    PN_TOP=$(build) || exit 2
+    PN_TOP=$(build) || exit $?
 fi
 
 # The directories `make ptest` visits (PTEST_SUBDIRS, recursively).

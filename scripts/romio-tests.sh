@@ -25,11 +25,12 @@
 #   --timeout S          per run (default 300)
 #   -h, --help           this text
 # The programs and their arguments follow ROMIO's runtests.in; programs it runs
-# on 1 or 2 ranks keep that count. The Fortran programs (fcoll_test, fmisc,
+# on 1 or 2 ranks keep that count; hindexed and darray_read always run on 4. The Fortran programs (fcoll_test, fmisc,
 # pfcoll_test) are not built: issue 28 item 4 covers Fortran with tests of its
 # own. perf and coll_perf are timing programs without a pass/fail line; they
 # run (a pass is exit 0). Exit 0 when every program that passes natively passes
-# and gives ROMIO's bytes both ways, or is a known failure below; 1 otherwise.
+# and gives ROMIO's bytes both ways, or is a known failure below; 1 otherwise;
+# 2 on a usage error; 77 when the source cannot be had (CTest: skipped).
 set -uo pipefail
 
 SUITE_NAME=romio-tests
@@ -42,14 +43,27 @@ SUITE_LIBDIR=$HERE
 # Known failures on main at the time of measuring (docs/suites.md):
 # "program pattern|mode (plain, log or *)|issue 28 item that fixes it".
 SUITE_KNOWN=(
+    "file_info|*|item 6: ROMIO's test hints include values ostio refuses (Invalid MPI_Info value)"
+    "atomicity|log|documented: atomic mode is refused for log containers (docs/mpiio.md)"
+    "misc|log|documented: atomic mode is refused for log containers (docs/mpiio.md)"
+    "external32|*|documented: the native data representation only (docs/mpiio.md)"
+    # Not one of issue 28's items: error.c checks ROMIO's own message text (the
+    # word "displacement" for a negative displacement); ostio answers
+    # MPI_ERR_ARG with MPICH's generic "Invalid argument".
+    "error|*|not an item: ROMIO-specific error text"
 )
 
-# name|ranks (runtests.in; "4" means --np)|arguments (FILE: the output file)|what
+# name|ranks (runtests.in; "4" means --np, "4!" exactly 4: the program
+# refuses other counts)|arguments (FILE: the output file)|what: noerr (no
+# "No Errors" line: exit 0 is a pass), cwd (writes a fixed name in its working
+# directory), nocmp (bytes not compared: atomicity's first writer leaves gaps
+# that ROMIO's data sieving fills with uninitialised memory, status writes an
+# uninitialised buffer), large (--large only)
 PROGRAMS=(
     "simple|4|-fname FILE|"
     "async|4|-fname FILE|"
     "async-multiple|4|-fname FILE|"
-    "atomicity|4|-fname FILE|"
+    "atomicity|4|-fname FILE|nocmp"
     "coll_test|4|-fname FILE|"
     "excl|4|-fname FILE|"
     "file_info|4|-fname FILE|"
@@ -59,18 +73,18 @@ PROGRAMS=(
     "noncontig_coll2|4|-fname FILE|"
     "aggregation1|4|-h -f FILE|"
     "aggregation2|4|FILE|"
-    "hindexed|4|FILE|"
+    "hindexed|4!|FILE|"
     "misc|4|-fname FILE|"
     "shared_fp|4|-fname FILE|"
     "ordered_fp|4|-fname FILE|"
     "split_coll|4|-fname FILE|"
     "psimple|4|-fname FILE|"
     "error|1|-fname FILE|"
-    "status|1|-fname FILE|"
+    "status|1|-fname FILE|nocmp"
     "types_with_zeros|2|FILE|"
-    "darray_read|4|FILE|"
+    "darray_read|4!|FILE|"
     "syshints|1|SRC/test_hintfile|"
-    "external32|4||cwd"
+    "external32|4||cwd,noerr"
     "creat_excl|4|-fname FILE|"
     "perf|4|-fname FILE|noerr"
     "coll_perf|4|-fname FILE|noerr"
@@ -126,22 +140,22 @@ fetch_source() {
     fi
     local tb=$CACHE/src/mpich_$MPICH_VERSION.orig.tar.xz
     [ -f "$tb" ] && { echo "$tb"; return 0; }
-    command -v apt-get >/dev/null || suite_die "no source: give --source or MPICH_SOURCE (no apt-get here for Debian's source package)"
+    command -v apt-get >/dev/null || suite_skip "no source: give --source or MPICH_SOURCE (no apt-get here for Debian's source package)"
     mkdir -p "$CACHE/src"
     if ! apt-cache showsrc mpich 2>/dev/null | grep -q "^Version: $MPICH_VERSION"; then
-        [ "$(id -u)" -eq 0 ] || suite_die "no deb-src entry for mpich $MPICH_VERSION and not root: give --source, or add a deb-src line and run apt-get update"
+        [ "$(id -u)" -eq 0 ] || suite_skip "no deb-src entry for mpich $MPICH_VERSION and not root: give --source, or add a deb-src line and run apt-get update"
         local list=/etc/apt/sources.list.d/ostio-deb-src.sources uri suite
         say "adding $list (Debian's source packages) and running apt-get update"
         uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
         suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
         printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
             "${uri:-http://deb.debian.org/debian}" "$suite" >"$list"
-        apt-get update -qq >&2 || suite_die "apt-get update failed"
+        apt-get update -qq >&2 || suite_skip "apt-get update failed"
     fi
     say "apt-get source --download-only mpich=$MPICH_VERSION-* into $CACHE/src"
     (cd "$CACHE/src" && apt-get source -qq --download-only "mpich=$(apt-cache showsrc mpich |
         sed -n "s/^Version: \($MPICH_VERSION-.*\)/\1/p" | head -1)") >&2 ||
-        suite_die "apt-get source mpich failed (is Debian's deb-src reachable?)"
+        suite_skip "apt-get source mpich failed (is Debian's deb-src reachable?)"
     [ -f "$tb" ] || suite_die "apt-get source left no $tb"
     echo "$tb"
 }
@@ -157,7 +171,7 @@ build() {
 }
 
 if [ ! -f "$TESTDIR/runtests.in" ]; then
-    src=$(fetch_source) || exit 2
+    src=$(fetch_source) || exit $?
     rm -rf "$TESTDIR" && mkdir -p "$TESTDIR"
     if [ -d "$src" ]; then
         cp -a "$src"/. "$TESTDIR"/ || suite_die "cannot copy $src"
@@ -182,10 +196,12 @@ for e in "${PROGRAMS[@]}"; do
     fi
     if ! build "$name"; then
         say "$name: build failed ($TESTDIR/$name.build.log)"
-        printf '%s\tFAIL(build)\t-\t-\t-\t-\n' "$name" >"$SUITE_ROOT/rows/$(printf '%04d' $((${#PROGRAMS[@]} + 100)))"
+        row=$SUITE_ROOT/rows/b_$name # sorts after the numbered rows
+        printf '%s\t%s\t-\t-\t-\t-\n' "$name" "FAIL-build" >"$row"
         continue
     fi
     [ "$np" = 4 ] && np=$NP
+    [ "$np" = '4!' ] && np=4
     out=$SUITE_ROOT/native/$name
     mkdir -p "$out" "$SUITE_ROOT/plain/$name" "$SUITE_ROOT/log/$name"
     args=${args//FILE/$out/testfile}
@@ -193,8 +209,9 @@ for e in "${PROGRAMS[@]}"; do
     # shellcheck disable=SC2086
     (
         SUITE_NP=$np
-        [ "$what" = noerr ] && SUITE_OK_REGEX=''
-        [ "$what" = cwd ] && SUITE_RUNDIR=$out
+        case ,$what, in *,noerr,*) SUITE_OK_REGEX='' ;; esac
+        case ,$what, in *,cwd,*) SUITE_RUNDIR=$out ;; esac
+        case ,$what, in *,nocmp,*) SUITE_NOCMP=1 ;; esac
         suite_run3 mpi "$name" "$name" "$TESTDIR/$name" $args >/dev/null
     )
 done
