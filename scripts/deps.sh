@@ -9,17 +9,21 @@
 #   scripts/deps.sh --openmpi    also Debian's Open MPI (the test suite's second
 #                                MPI); MPICH stays the default mpicc/mpiexec
 #   scripts/deps.sh --mpi4py     also Debian's python3-mpi4py (built on Open MPI:
-#                                tests/mpiio/finalize_py.sh in the Open MPI build);
-#                                the two options may be combined
+#                                tests/mpiio/finalize_py.sh in the Open MPI build)
+#   scripts/deps.sh --suites     also autoconf, automake, libtool and m4: building
+#                                PnetCDF's test suite from its source release
+#                                (scripts/pnetcdf-tests.sh, docs/suites.md)
+# The options may be combined.
 set -euo pipefail
 
-openmpi=0 mpi4py=0
+openmpi=0 mpi4py=0 suites=0
 for arg in "$@"; do
   case "$arg" in
     --openmpi) openmpi=1 ;;
     --mpi4py) mpi4py=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
-    *) echo "deps.sh: unknown argument '$arg' (accepted: --openmpi, --mpi4py, --help)" >&2; exit 2 ;;
+    --suites) suites=1 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "deps.sh: unknown argument '$arg' (accepted: --openmpi, --mpi4py, --suites, --help)" >&2; exit 2 ;;
   esac
 done
 
@@ -61,6 +65,14 @@ fi
 hdf5_pkgs=()
 [ -f /usr/include/hdf5/mpich/hdf5.h ] || hdf5_pkgs+=(libhdf5-mpich-dev)
 command -v h5dump >/dev/null 2>&1 || hdf5_pkgs+=(hdf5-tools)
+
+# PnetCDF's source release has no configure script: autoreconf builds it.
+if [ "$suites" = 1 ]; then
+  need autoreconf autoconf
+  need automake automake
+  need libtoolize libtool
+  need m4 m4
+fi
 
 had_openmpi=1
 if [ "$openmpi" = 1 ]; then

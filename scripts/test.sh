@@ -8,7 +8,7 @@
 #   OSTIO_TEST_OPENMPI=0 ...   skip the Open MPI pass
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+scripts/deps.sh --suites   # autotools too: the suites test builds PnetCDF (docs/suites.md)
 
 jobs=$(nproc 2>/dev/null || echo 2)
 export OMPI_MCA_rmaps_base_oversubscribe=1   # harmless under MPICH
