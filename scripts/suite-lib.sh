@@ -3,7 +3,8 @@
 # Runs one command of a foreign test suite three ways and records one row:
 #   native  the command as given (ROMIO)
 #   plain   LD_PRELOAD=libostio-mpiio.so, OSTIO_MPIIO_PATHS=$SUITE_ROOT/plain
-#   log     the same into log containers (OSTIO_HINTS='*:ostio_container=log'),
+#   log     the same into log containers (OSTIO_HINTS='*:ostio_container=log') with
+#           libostio-preload.so loaded too (PnetCDF's open/read/truncate of its file; docs/mpiio.md),
 #           OSTIO_MPIIO_PATHS=$SUITE_ROOT/log
 # Each mode has its own output tree ($SUITE_ROOT/native, plain, log); every
 # argument naming a path under $SUITE_ROOT/native is rewritten to the mode's
@@ -70,7 +71,7 @@ suite__run() {
     mapfile -d '' args < <(suite__mode_args "$mode" "$@")
     case $mode in
     plain) env=(LD_PRELOAD="$SUITE_MPIIO_LIB" OSTIO_MPIIO_PATHS="$SUITE_ROOT/plain") ;;
-    log) env=(LD_PRELOAD="$SUITE_MPIIO_LIB" OSTIO_MPIIO_PATHS="$SUITE_ROOT/log"
+    log) env=(LD_PRELOAD="$SUITE_MPIIO_LIB:$SUITE_PRELOAD_LIB" OSTIO_MPIIO_PATHS="$SUITE_ROOT/log"
         "OSTIO_HINTS=*:ostio_container=log") ;;
     esac
     if [ "$kind" = seq ] && [ "$mode" = log ]; then
