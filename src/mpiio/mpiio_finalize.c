@@ -12,9 +12,9 @@
  * its peer is already in MPI_Finalize meets it. The attribute is put right
  * after MPI_Init when the program calls it through us, so that it is the
  * oldest and its callback runs last: a library that closes its own files from
- * its own MPI_COMM_SELF callback (HDF5 does) still finds them open. Without
- * that (Fortran's MPI_INIT, another tool's MPI_Init first) it is put at the
- * first ostio open.
+ * its own MPI_COMM_SELF callback (HDF5 does) still finds them open. A tool
+ * loaded first reaches us through PMPI_Init, below. Without either (an
+ * MPI_Init that reaches neither name) it is put at the first ostio open.
  *
  * Never fatal: a close that fails is reported in the warning line and
  * MPI_Finalize goes on. The file's error handler is not called (it may be
@@ -72,16 +72,35 @@ void ostio__mpiio_finalize_arm(void)
   pthread_mutex_unlock(&arm_lock);
 }
 
+/* No next PMPI_Init: the MPI library comes before us in the search order
+ * (mpiio_next.c has said so); its MPI_Init is the one programs reach, and a
+ * caller that reaches ours gets an error instead of a call through NULL. */
+static int no_next_init(const char *name)
+{
+  fprintf(stderr, "ostio-mpiio: %s: no next definition to call\n", name);
+  return MPI_ERR_INTERN;
+}
+
+/* MPI_Init and PMPI_Init are one function (so are the _thread forms): a PMPI
+ * tool loaded before us that forwards its MPI_Init to the next PMPI_Init
+ * (Darshan) reaches it, and the attribute is put right after MPI_Init under
+ * that tool too. It calls the next PMPI_Init by pointer (mpiio_next.h): by
+ * name it would bind to our own PMPI_Init, or to such a tool's, and loop. */
 OSTIO__MPIIO_API int MPI_Init(int *argc, char ***argv)
 {
-  int rc = PMPI_Init(argc, argv);
+  if (!ostio__mpiio_next.init) return no_next_init("PMPI_Init");
+  int rc = ostio__mpiio_next.init(argc, argv);
   if (rc == MPI_SUCCESS) ostio__mpiio_finalize_arm();
   return rc;
 }
+extern __typeof__(MPI_Init) PMPI_Init __attribute__((alias("MPI_Init"), visibility("default")));
 
 OSTIO__MPIIO_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-  int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (!ostio__mpiio_next.init_thread) return no_next_init("PMPI_Init_thread");
+  int rc = ostio__mpiio_next.init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) ostio__mpiio_finalize_arm();
   return rc;
 }
+extern __typeof__(MPI_Init_thread) PMPI_Init_thread
+    __attribute__((alias("MPI_Init_thread"), visibility("default")));

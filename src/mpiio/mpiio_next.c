@@ -32,4 +32,10 @@ __attribute__((constructor)) static void resolve_next(void)
   OSTIO__MPIIO_NEXT_CALLS(OSTIO__RESOLVE)
   OSTIO__MPIIO_NEXT_CALLS_C(OSTIO__RESOLVE)
 #undef OSTIO__RESOLVE
+  p = dlsym(RTLD_NEXT, "PMPI_Init");
+  if (!p) missing("PMPI_Init", &said);
+  memcpy(&ostio__mpiio_next.init, &p, sizeof p);
+  p = dlsym(RTLD_NEXT, "PMPI_Init_thread");
+  if (!p) missing("PMPI_Init_thread", &said);
+  memcpy(&ostio__mpiio_next.init_thread, &p, sizeof p);
 }

@@ -53,6 +53,11 @@
 typedef struct {
   OSTIO__MPIIO_NEXT_CALLS(OSTIO__MPIIO_NEXT_FIELD)
   OSTIO__MPIIO_NEXT_CALLS_C(OSTIO__MPIIO_NEXT_FIELD)
+  /* The next PMPI_Init and PMPI_Init_thread: mpiio_finalize.c defines both
+   * names, as Darshan does, so a tool loaded first that forwards its MPI_Init
+   * to the next PMPI_Init still reaches ours. */
+  __typeof__(PMPI_Init) *init;
+  __typeof__(PMPI_Init_thread) *init_thread;
 } ostio__mpiio_next_table;
 #undef OSTIO__MPIIO_NEXT_FIELD
 

@@ -6,6 +6,9 @@
 #   mpiio_pmpi_tool.SHAPE.np2     tests/mpiio/pmpi_tool.sh: a PMPI tool of SHAPE dlsym
 #                                 (Darshan's) or classic in both LD_PRELOAD orders; none:
 #                                 the program calling PMPI_File_* itself
+#   mpiio_pmpi_tool_finalize.SHAPE.np2  finalize_open.sh libattr (log) with the tool of
+#                                 SHAPE loaded first: ostio's MPI_Init reached through
+#                                 PMPI_Init (item 8, found with Darshan)
 #   mpiio_fortran_STYLE.KIND.np2  tests/mpiio/fortran/*.f90 (STYLE mpifh, mpi, f08) through
 #                                 compare.sh, KIND plain|log (fortran.cmake)
 # All labelled mpi;mpiio;preload: preloaded programs, left out of the sanitized pass.
@@ -43,4 +46,18 @@ foreach(shape dlsym classic none)
   set_tests_properties(mpiio_pmpi_tool.${shape}.np2 PROPERTIES TIMEOUT 300
     LABELS "mpi;mpiio;preload" PROCESSORS 2)
 endforeach()
+# The tool loaded first, a library's MPI_COMM_SELF attribute put after MPI_Init
+# and its file left open (finalize_open.c's libattr case): ostio's MPI_Init must
+# be reached through the tool's forward to the next PMPI_Init, or its cleanup
+# closes the library's file before the library's callback writes its trailer.
+if(TARGET mpiio_finalize_open)
+  foreach(shape dlsym classic)
+    add_test(NAME mpiio_pmpi_tool_finalize.${shape}.np2
+      COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/finalize_open.sh ${MPIEXEC_EXECUTABLE} 2
+              "$<TARGET_FILE:pmpi_tool_${shape}>:$<TARGET_FILE:ostio_mpiio>"
+              $<TARGET_FILE:ostio_cli> log $<TARGET_FILE:mpiio_finalize_open> libattr)
+    set_tests_properties(mpiio_pmpi_tool_finalize.${shape}.np2 PROPERTIES TIMEOUT 300
+      LABELS "mpi;mpiio;preload" PROCESSORS 2)
+  endforeach()
+endif()
 include(${CMAKE_CURRENT_LIST_DIR}/fortran/fortran.cmake)

@@ -1,7 +1,8 @@
 /* A PMPI tool of the two shapes that meet libostio-mpiio.so (docs/mpiio.md,
  * "Tools and Fortran"; tests/mpiio/pmpi_tool.sh): it counts five MPI-IO calls
  * per process and the bytes the writes ask for, and writes the counts at exit
- * to $PMPI_TOOL_OUT.<pid> ("open 1" per line).
+ * to $PMPI_TOOL_OUT.<pid> ("open 1" per line); it wraps MPI_Init and
+ * MPI_Init_thread too, as Darshan does.
  *
  * Built twice:
  *   PMPI_TOOL_DLSYM=1  Darshan's shape: defines MPI_File_X and PMPI_File_X
@@ -33,7 +34,7 @@ static void count_bytes(int cnt, MPI_Datatype dt)
 }
 
 #if PMPI_TOOL_DLSYM
-/* The next PMPI_File_X after this library, looked up at its first use. */
+/* The next PMPI_X after this library, looked up at its first use. */
 static void *next(const char *name)
 {
   void *p = dlsym(RTLD_NEXT, name);
@@ -97,6 +98,22 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int cnt, MPI_Da
   FORWARD(MPI_File_read_at_all, fh, off, buf, cnt, dt, st);
 }
 PMPI_ALIAS(MPI_File_read_at_all);
+
+/* MPI_Init as each shape has it (Darshan's: MPI_Init and PMPI_Init, forwarding
+ * to the next PMPI_Init), so that libostio-mpiio.so, loaded after the tool, is
+ * reached through the PMPI name and arms its MPI_Finalize cleanup right after
+ * MPI_Init (the libattr case of tests/mpiio/finalize_open.c). */
+int MPI_Init(int *argc, char ***argv)
+{
+  FORWARD(MPI_Init, argc, argv);
+}
+PMPI_ALIAS(MPI_Init);
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+  FORWARD(MPI_Init_thread, argc, argv, required, provided);
+}
+PMPI_ALIAS(MPI_Init_thread);
 
 __attribute__((destructor)) static void report(void)
 {
