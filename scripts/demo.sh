@@ -89,9 +89,9 @@ rows = [("plain", "plain file, ostio (strategy auto)"),
         ("log", "log container (one data log per rank)")]
 sw = json.load(open(f"{d}/sweep.json"))["mpiio_best"]["write"]
 hints = ", ".join(f"{k}={v}" for k, v in sw["hints"].items()) or "its defaults"
-print(f"\nROMIO tuned   = ROMIO with {hints}: the fastest of {len(sw['candidates'])} hint sets "
-      f"that\n                ostio-bench's mpiio:best tried on this pattern ({2 * smib} MiB, "
-      f"{sw['seconds']:.0f} s; sweep.txt)")
+print(f"\nROMIO tuned   = ROMIO with {hints}:\n                the fastest of "
+      f"{len(sw['candidates'])} hint sets ostio-bench's mpiio:best tried on this pattern\n"
+      f"                ({2 * smib} MiB, {sw['seconds']:.0f} s; sweep.txt lists them)")
 print("ROMIO default = ROMIO without hints (two-phase collective buffering, one aggregator)")
 print(f"\n{'ostio writes into':42} {'ROMIO tuned':>11} {'default':>7} {'ostio':>7}  "
       f"{'vs tuned':>8} {'median':>6} {'vs default':>10}  {'writes':>6} {'objs/aggr':>9}")
@@ -125,11 +125,10 @@ cat <<'EOF'
 == Why: 'writes' is ostio's system writes per phase (both ranks), 'objs/aggr' the files each
    aggregating rank wrote into. At its defaults ROMIO runs two-phase collective buffering
    with one aggregator (cb_config_list *:1, one per host): an exchange, then large writes.
-   Tuned, it turns collective buffering off (each rank writes its own records, sieving the
-   holes) or gives each rank an aggregator (*:*): sweep.txt shows which won here.
-   ostio's auto strategy picks ost: with 2 stripes of 1 MiB,
-   each rank's records lie in one stripe, so each rank writes its own, no exchange, but both
-   ranks still share one inode and its lock.
+   Tuned, it turns collective buffering off (each rank writes its own records) or gives
+   each rank an aggregator (*:*): sweep.txt shows which won here. ostio's auto strategy
+   picks ost: with 2 stripes of 1 MiB, each rank's records lie in one stripe, so each rank
+   writes its own, no exchange, but both ranks still share one inode and its lock.
    The striped container stores the file as 2 object files, 1 MiB stripes round-robin
    (Lustre's RAID0 layout), and ostio:ost gives each object one aggregator: each rank writes
    its own object, no exchange, no shared lock. The log container goes further: each rank
