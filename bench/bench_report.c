@@ -178,7 +178,7 @@ void ob_report_text(FILE *f, const ob_config *c, const ob_results *res)
   fprintf(f, "\nSummary (MiB/s over %d iteration%s, warm-up excluded; ratio = median / %s's "
           "median%s):\n", c->iterations, c->iterations == 1 ? "" : "s",
           base >= 0 ? c->apis[base].name : "mpiio",
-          tuned ? ", ROMIO at the swept hints; vs mpiio = against ROMIO at its defaults" : "");
+          tuned ? ", MPI-IO at the swept hints; vs mpiio = against MPI-IO at its defaults" : "");
   fprintf(f, "%-18s %-5s %10s %10s %10s %10s %9s %6s %10s%s %5s %5s %8s\n", "api", "op", "Max",
           "Median", "Min", "Mean", "Mean(s)", "iters", tuned ? "vs best" : "vs mpiio",
           tuned ? "   vs mpiio" : "", "aggr", "objs", "sys_ops");
