@@ -5,7 +5,9 @@
  * Three parts, so tests call each directly:
  *   bench_args.c   pure: IOR-like flags -> ob_config (usage errors name the flag)
  *   bench_run.c    MPI: open / io / close per iteration, API and phase -> ob_results
- *   bench_report.c pure: summary (min / median / max MiB/s), ratios to mpiio,
+ *   mpiio_best.c   pure: mpiio:best's candidate hint sets and the sweep loop;
+ *   best_run.c     MPI: runs the sweep through the runner (bench_run.h)
+ *   bench_report.c pure: summary (min / median / max MiB/s), ratios to the baseline,
  *                  text table, JSON document ("format": "ostio-bench", version 1)
  * Nothing here prints (progress goes through a callback), exits or aborts;
  * failures are return codes, agreed over the ranks by the runner.

@@ -13,35 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "bench_run.h"
 #include "container/store.h"
 
-typedef struct side {                 /* one plan (what this rank writes or reads) */
-  ob_plan plan;
-  int have_plan;
-  uint8_t *buf;                       /* the bytes of all steps back to back       */
-  int64_t *off;                       /* offset of step s in buf                   */
-  MPI_Datatype *types;                /* hindexed filetype per step (MPI-IO)       */
-  char *contig;                       /* step s is one run on every rank (MPI-IO)  */
-  int64_t *start;                     /* where this rank's run of step s starts    */
-} side;
-
-typedef struct run {
-  const ob_config *c;
-  const ob_api *api;
-  int rank, nprocs;
-  MPI_Comm comm;                      /* WORLD, or SELF with -F                    */
-  char path[OB_PATH_MAX + 64];
-  ostio_file *ofh;
-  MPI_File mfh;
-  int view;                           /* a file view other than the default is set */
-  int fd;
-  const ob_hintset *extra;            /* mpiio:best's hints for this phase, or NULL */
-  char msg[512];                      /* first local failure                       */
-} run;
 
 static int fail(run *x, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(run *x, int rc, const char *fmt, ...)
@@ -58,7 +34,7 @@ static int fail(run *x, int rc, const char *fmt, ...)
 
 /* Collective over WORLD: the most severe code of any rank (OB_EUSAGE < 0 ...;
  * the lowest failing rank's code and message win). */
-static int agree(run *x, int rc)
+int ob__agree(run *x, int rc)
 {
   int mine = rc ? x->rank : x->nprocs, low;
   MPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -420,7 +396,7 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
 }
 
 /* Removes the file, or the container directory with everything in it. */
-static void remove_file(run *x)
+void ob__remove_file(run *x)
 {
   file_path(x, x->rank);
   if (x->c->file_per_proc || x->rank == 0) {
@@ -506,20 +482,20 @@ static int verify_written(run *x, const side *w, uint8_t *vbuf)
   return bad;
 }
 
-static int run_phase(run *x, int write, side *sd, uint8_t *vbuf, ob_result *r)
+int ob__run_phase(run *x, int write, side *sd, uint8_t *vbuf, ob_result *r)
 {
   const ob_config *c = x->c;
   const backend *be = &backends[x->api->kind];
   double (*clk)(void *) = c->clock ? c->clock : wtime;
   int owner = c->reorder && !write ? (x->rank + 1) % x->nprocs : x->rank;
-  if (write) remove_file(x);
+  if (write) ob__remove_file(x);
   file_path(x, owner);
   if (!write) memset(sd->buf, 0, (size_t)sd->off[sd->plan.nsteps]);
   double st[4] = {0};
   double stat[4] = {-1, -1, -1, -1};
   MPI_Barrier(MPI_COMM_WORLD);
   st[0] = clk(c->clock_ctx);
-  int rc = agree(x, be->open(x, write));
+  int rc = ob__agree(x, be->open(x, write));
   st[1] = clk(c->clock_ctx);
   if (rc) return rc;
   int per_transfer = ob_api_per_transfer(c, x->api);
@@ -541,7 +517,7 @@ static int run_phase(run *x, int write, side *sd, uint8_t *vbuf, ob_result *r)
   st[2] = clk(c->clock_ctx);
   int crc = be->close(x);
   st[3] = clk(c->clock_ctx);
-  rc = agree(x, rc ? rc : crc);
+  rc = ob__agree(x, rc ? rc : crc);
   if (rc) return rc;
   double mine[5] = {st[1] - st[0], st[2] - st[1], st[3] - st[2], st[3], -st[0]}, mx[5];
   MPI_Allreduce(mine, mx, 5, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -569,133 +545,6 @@ static int run_phase(run *x, int write, side *sd, uint8_t *vbuf, ob_result *r)
   MPI_Allreduce(&bad, &nbad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   r->verify_errors = nbad;
   return 0;
-}
-
-/* ---- mpiio:best: the sweep (candidates: mpiio_best.c) ------------------------ */
-typedef struct sweep_ctx {
-  run *x;
-  side *w, *rd;
-  uint8_t *vbuf;
-  int verify_failed;
-} sweep_ctx;
-
-static int sweep_one(void *ctx, int write, const ob_hintset *h, ob_result *r)
-{
-  sweep_ctx *k = ctx;
-  k->x->extra = h;
-  int rc = run_phase(k->x, write, write ? k->w : k->rd, k->vbuf, r);
-  k->x->extra = NULL;
-  if (!rc && r->verify_errors && !k->verify_failed) {
-    k->verify_failed = 1;
-    char hs[256];
-    ob_hintset_str(h, hs, sizeof hs);
-    if (!k->x->msg[0])
-      snprintf(k->x->msg, sizeof k->x->msg, "mpiio:best %s sweep (%s): verification failed "
-               "on %lld rank(s)", write ? "write" : "read", hs, (long long)r->verify_errors);
-  }
-  return rc;
-}
-
-/* Is the MPI-IO ROMIO? MPICH's (and its derivatives') is; Open MPI's default is OMPIO. */
-static int mpi_is_romio(void)
-{
-  char v[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(v, &len);
-  if (!strstr(v, "Open MPI")) return 1;
-  const char *io = getenv("OMPI_MCA_io");
-  return io && strstr(io, "romio") && !strstr(io, "^");
-}
-
-/* Does the file system of PATH's directory take striping hints? Lustre and
- * GPFS do; note says which file system does not. */
-static int fs_takes_striping(const char *path, char *note, size_t cap)
-{
-  char dir[OB_PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
-  else snprintf(dir, sizeof dir, ".");
-  struct statfs sf;
-  if (statfs(dir, &sf) != 0) {
-    snprintf(note, cap, "striping not swept: statfs %.100s failed", dir);
-    return 0;
-  }
-  unsigned long m = (unsigned long)sf.f_type;
-  if (m == 0x0BD00BD0UL || m == 0x47504653UL) return 1;     /* Lustre, GPFS */
-  const char *name = m == 0xEF53UL ? "ext4" : m == 0x01021994UL ? "tmpfs"
-                     : m == 0x58465342UL ? "xfs" : m == 0x9123683EUL ? "btrfs"
-                     : m == 0x794C7630UL ? "overlayfs" : "this file system";
-  snprintf(note, cap, "striping not swept: %s does not take striping hints (ROMIO's UFS "
-           "driver ignores striping_factor / striping_unit)", name);
-  return 0;
-}
-
-/* Decides mpiio:best's hints for each phase of the run (before the
- * iterations): the given ones (--best-write / --best-read), or a sweep.
- * The read sweep reads a file written with the chosen write hints. */
-static int best_decide(run *x, ob_results *res, side *w, side *rd, uint8_t *vbuf, int *vfail)
-{
-  const ob_config *c = x->c;
-  int a = -1;
-  for (int i = 0; i < c->napis; i++)
-    if (c->apis[i].best) a = i;
-  if (a < 0) return 0;
-  x->api = &c->apis[a];
-  sweep_ctx k = {.x = x, .w = w, .rd = rd, .vbuf = vbuf};
-  char snote[200] = "";
-  int romio = mpi_is_romio();
-  int striping = fs_takes_striping(c->path, snote, sizeof snote) && !c->stripe_count;
-  if (romio && !snote[0] && c->stripe_count)
-    snprintf(snote, sizeof snote, "striping not swept: --stripe-count fixes the layout");
-  int rc = 0;
-  static const ob_hintset none;
-  for (int ph = 0; ph < 2 && !rc; ph++) {
-    ob_sweep *sw = &res->sweep[ph];
-    side *sd = ph == OB_PHASE_WRITE ? w : rd;
-    if ((ph == OB_PHASE_WRITE && !c->write) || (ph == OB_PHASE_READ && !c->read)) continue;
-    if (c->best_given_set[ph]) {
-      sw->cand[0] = c->best_given[ph];
-      sw->ncand = 1, sw->chosen = 0, sw->given = 1, sw->done = 1;
-      snprintf(sw->note, sizeof sw->note, "given with %s, not swept",
-               ph == OB_PHASE_WRITE ? "--best-write" : "--best-read");
-      continue;
-    }
-    int noncontig = 0;
-    for (int s = 0; s < sd->plan.nsteps && sd->contig; s++) noncontig |= !sd->contig[s];
-    ob_best_query q = {.nprocs = x->nprocs, .phase = ph,
-                       .collective = ob_api_collective(c, x->api),
-                       .noncontig = noncontig && !ob_api_per_transfer(c, x->api),
-                       .romio = romio, .striping = striping};
-    sw->ncand = ob_best_candidates(&q, sw->cand, OB_BEST_MAX_CAND);
-    snprintf(sw->note, sizeof sw->note, "%s",
-             !romio ? "Open MPI's OMPIO: fcoll / fbtl / aggregators are MCA parameters read "
-                      "at MPI_Init, not swept in one process; defaults only" : snote);
-    double t0 = MPI_Wtime();
-    ob_result r = {0};
-    /* Untimed: a write with the defaults (first-open costs) before the write
-     * sweep; the file the read sweep reads, with the chosen write hints. */
-    if (ph == OB_PHASE_WRITE && c->warmup > 0) rc = sweep_one(&k, 1, &none, &r);
-    if (ph == OB_PHASE_READ)
-      rc = sweep_one(&k, 1, res->sweep[0].done ? &res->sweep[0].cand[res->sweep[0].chosen]
-                     : &none, &r);
-    if (!rc) rc = ob_best_sweep(sw, ph, sweep_one, &k);
-    sw->seconds = MPI_Wtime() - t0;
-    if (!rc && x->rank == 0 && c->progress) {
-      char line[1024], hs[256];
-      int len = snprintf(line, sizeof line, "mpiio:best %s sweep (%.1f s):",
-                         ph ? "read" : "write", sw->seconds);
-      for (int i = 0; i < sw->ncand && len < (int)sizeof line; i++) {
-        ob_hintset_str(&sw->cand[i], hs, sizeof hs);
-        len += snprintf(line + len, sizeof line - (size_t)len, "%s %s %.0f MiB/s%s",
-                        i ? ";" : "", hs, sw->bw[i], i == sw->chosen ? " (chosen)" : "");
-      }
-      c->progress(c->progress_ctx, line);
-    }
-  }
-  if (!c->keep) remove_file(x);
-  *vfail |= k.verify_failed;
-  return rc;
 }
 
 /* ---- the whole run ----------------------------------------------------------- */
@@ -739,7 +588,7 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
     rc = side_build(&x, c->reorder ? (x.rank + 1) % x.nprocs : x.rank, want_types, &rd);
   if (!rc && c->verify_write && !(vbuf = page_alloc(w.plan.rank_bytes)))
     rc = fail(&x, OB_ENOMEM, "no memory for the verification buffer");
-  if ((rc = agree(&x, rc))) goto done;
+  if ((rc = ob__agree(&x, rc))) goto done;
   if (want_types) {
     side_agree_contig(&w);
     side_agree_contig(&rd);
@@ -747,7 +596,7 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
   res->total_bytes = w.plan.total_bytes;
   for (int s = 0; s < w.plan.nsteps; s++)
     ob_fill(w.buf + w.off[s], w.plan.steps[s].ext, w.plan.steps[s].n, c->pat.seed);
-  rc = agree(&x, best_decide(&x, res, &w, &rd, vbuf, &verify_failed));
+  rc = ob__agree(&x, ob__best_decide(&x, res, &w, &rd, vbuf, &verify_failed));
   int niter = c->warmup + c->iterations;
   for (int it = 0; it < niter && !rc; it++) {
     char line[1024];
@@ -760,7 +609,7 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
         ob_result r = {.iteration = it, .warmup = it < c->warmup, .api = a};
         const ob_sweep *sw = &res->sweep[ph == 0 ? OB_PHASE_WRITE : OB_PHASE_READ];
         x.extra = x.api->best && sw->done ? &sw->cand[sw->chosen] : NULL;
-        rc = run_phase(&x, ph == 0, ph == 0 ? &w : &rd, vbuf, &r);
+        rc = ob__run_phase(&x, ph == 0, ph == 0 ? &w : &rd, vbuf, &r);
         x.extra = NULL;
         if (rc) break;
         if (r.verify_errors) {
@@ -777,12 +626,12 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
                           r.verify_errors ? " (VERIFY FAILED)" : "");
       }
       if (!rc && !c->keep) {
-        remove_file(&x);
+        ob__remove_file(&x);
       }
     }
     if (!rc && x.rank == 0 && c->progress) c->progress(c->progress_ctx, line);
   }
-  rc = agree(&x, rc);
+  rc = ob__agree(&x, rc);
   if (!rc && verify_failed) rc = OB_EVERIFY;
 done:
   if (err && errcap && x.msg[0]) snprintf(err, errcap, "%s", x.msg);
