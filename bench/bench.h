@@ -2,7 +2,7 @@
  * access pattern (bench/patterns.h) through ostio (each strategy), MPI-IO
  * (ROMIO, via an hindexed file view) and POSIX, in the same run.
  *
- * Three parts, so tests call each directly:
+ * Parts, so tests call each directly:
  *   bench_args.c   pure: IOR-like flags -> ob_config (usage errors name the flag)
  *   bench_run.c    MPI: open / io / close per iteration, API and phase -> ob_results
  *   mpiio_best.c   pure: mpiio:best's candidate hint sets and the sweep loop;
