@@ -2,10 +2,12 @@
  * access pattern (bench/patterns.h) through ostio (each strategy), MPI-IO
  * (ROMIO, via an hindexed file view) and POSIX, in the same run.
  *
- * Three parts, so tests call each directly:
+ * Parts, so tests call each directly:
  *   bench_args.c   pure: IOR-like flags -> ob_config (usage errors name the flag)
  *   bench_run.c    MPI: open / io / close per iteration, API and phase -> ob_results
- *   bench_report.c pure: summary (min / median / max MiB/s), ratios to mpiio,
+ *   mpiio_best.c   pure: mpiio:best's candidate hint sets and the sweep loop;
+ *   best_run.c     MPI: runs the sweep through the runner (bench_run.h)
+ *   bench_report.c pure: summary (min / median / max MiB/s), ratios to the baseline,
  *                  text table, JSON document ("format": "ostio-bench", version 1)
  * Nothing here prints (progress goes through a callback), exits or aborts;
  * failures are return codes, agreed over the ranks by the runner.
@@ -39,7 +41,17 @@ typedef struct ob_api {
   int ostio_mpiio;          /* mpiio+ostio: kind MPIIO, the same calls, and the
                                hint ostio_mpiio=enable, so libostio-mpiio.so
                                (linked before libmpi, or LD_PRELOAD) serves it  */
+  int best;                 /* mpiio:best: kind MPIIO, the hints a sweep chose
+                               (bench/mpiio_best.c; issue 29)                   */
 } ob_api;
+
+/* A set of MPI-IO hints (one candidate of mpiio:best's sweep). */
+#define OB_HINTSET_MAX 6
+typedef struct ob_hintset {
+  int n;
+  char key[OB_HINTSET_MAX][32];
+  char val[OB_HINTSET_MAX][32];
+} ob_hintset;
 
 #define OB_MAX_APIS 16
 #define OB_MAX_HINTS 32
@@ -73,6 +85,9 @@ typedef struct ob_config {
   int stripe_count;         /* --stripe-count, 0 = not set                       */
   int64_t stripe_size;      /* --stripe-size, 0 = not set                        */
   char container[16];       /* --container: plain, striped or log (ostio APIs only) */
+  ob_hintset best_given[2]; /* --best-write / --best-read: mpiio:best's hints,
+                               not swept (indexed by OB_PHASE_*)               */
+  int best_given_set[2];
   int help;                 /* -h / --help seen                                  */
   ob_clock_fn clock;        /* NULL: MPI_Wtime; tests pass a fake clock          */
   void *clock_ctx;
@@ -106,8 +121,49 @@ int ob_api_collective(const ob_config *c, const ob_api *api);
  * view when the step's extents are not one run). */
 int ob_api_per_transfer(const ob_config *c, const ob_api *api);
 
-/* ---- results ------------------------------------------------------------ */
+/* ---- mpiio:best (bench/mpiio_best.c, pure) ------------------------------ */
 enum { OB_PHASE_WRITE = 0, OB_PHASE_READ = 1 };
+#define OB_BEST_MAX_CAND 24
+#define OB_BEST_MIN_SECONDS 0.3  /* each candidate runs until it has taken this long */
+#define OB_BEST_MAX_REPS 8       /* ... or this many phases                       */
+typedef struct ob_best_query {
+  int nprocs;
+  int phase;                /* OB_PHASE_*: romio_cb_write / ds_write or _read      */
+  int collective;           /* the calls are collective (cb hints apply)           */
+  int noncontig;            /* a call covers more than one run (ds hints apply)    */
+  int romio;                /* the MPI-IO is ROMIO (MPICH); 0: Open MPI's OMPIO  */
+  int striping;             /* the file system takes striping hints (Lustre, GPFS) */
+} ob_best_query;
+/* The sweep's candidates for q, the defaults first (each a complete hint set
+ * over the run's -O hints). Returns the count (<= cap, at most OB_BEST_MAX_CAND). */
+int ob_best_candidates(const ob_best_query *q, ob_hintset *out, int cap);
+/* "k=v,k=v" -> h; -1 if malformed (not key=value, too many, too long). "" and
+ * "defaults" are the empty set. */
+int ob_hintset_parse(const char *s, ob_hintset *h);
+/* h as "k=v,k=v", or "(defaults)" when empty. */
+void ob_hintset_str(const ob_hintset *h, char *buf, size_t cap);
+
+/* One phase's sweep (or the hints given with --best-write / --best-read). */
+typedef struct ob_sweep {
+  int done;                 /* 1 when this phase of mpiio:best was decided       */
+  int given;                /* 1: from --best-write / --best-read, not swept     */
+  int ncand, chosen;
+  ob_hintset cand[OB_BEST_MAX_CAND];
+  double bw[OB_BEST_MAX_CAND];  /* bytes of all repetitions / their time       */
+  int reps[OB_BEST_MAX_CAND];
+  double seconds;           /* wall time of the whole sweep of this phase        */
+  char note[256];           /* what was not swept and why                        */
+} ob_sweep;
+
+/* ---- results ------------------------------------------------------------ */
+struct ob_result;
+/* One timed phase with hints h (fills r's bytes and t_total); 0 or an OB_E* code. */
+typedef int (*ob_best_run_fn)(void *ctx, int write, const ob_hintset *h, struct ob_result *r);
+/* Runs sw's candidates through fn, each until it has taken OB_BEST_MIN_SECONDS
+ * (at most OB_BEST_MAX_REPS phases), and sets chosen to the fastest (ties: the
+ * earlier) and done; fn's failure is returned. Collective when fn is. */
+int ob_best_sweep(ob_sweep *sw, int phase, ob_best_run_fn fn, void *ctx);
+
 
 typedef struct ob_result {
   int iteration;            /* 0-based, warm-up iterations first                 */
@@ -128,6 +184,7 @@ typedef struct ob_results {
   int n, cap;
   int nprocs;
   int64_t total_bytes;      /* per phase, all ranks                              */
+  ob_sweep sweep[2];        /* mpiio:best's write and read hints (OB_PHASE_*)    */
 } ob_results;
 
 void ob_results_free(ob_results *res);
@@ -152,11 +209,17 @@ typedef struct ob_summary {
   int count;                /* non-warm-up iterations                            */
   double bw_min, bw_median, bw_max, bw_mean;
   double t_open, t_io, t_close, t_total; /* means                              */
-  double ratio;             /* bw_median / mpiio's bw_median, 0 if no mpiio (the
-                               plain mpiio API, never mpiio+ostio)              */
+  double ratio;             /* bw_median / the baseline's bw_median: mpiio:best
+                               when in the run, else mpiio (never mpiio+ostio);
+                               0 if neither                                     */
+  double ratio_mpiio;       /* bw_median / mpiio's (ROMIO at its defaults), 0 if
+                               no plain mpiio                                   */
   double aggr_max, objects_max, sys_writes, sys_reads; /* max over iterations */
 } ob_summary;
 
+/* The API ratios are computed against: mpiio:best if in the run, else the
+ * plain mpiio, else -1. */
+int ob_baseline_api(const ob_config *c);
 /* Median of v[0..n) (mean of the middle two for even n); v is sorted in place. */
 double ob_median(double *v, int n);
 /* One summary per (API, phase) with at least one counted iteration, in

@@ -92,6 +92,7 @@ int ob_parse_api(const char *s, ob_api *api)
   snprintf(api->name, sizeof api->name, "%s", s);
   if (!strcmp(s, "mpiio")) return api->kind = OB_API_MPIIO, 0;
   if (!strcmp(s, "mpiio+ostio")) return api->kind = OB_API_MPIIO, api->ostio_mpiio = 1, 0;
+  if (!strcmp(s, "mpiio:best")) return api->kind = OB_API_MPIIO, api->best = 1, 0;
   if (!strcmp(s, "posix")) return api->kind = OB_API_POSIX, 0;
   if (!strcmp(s, "ostio")) {
     api->kind = OB_API_OSTIO;
@@ -119,7 +120,7 @@ static int parse_apis(const char *list, ob_config *c, char *err, size_t cap)
       char apis[256];
       strategy_apis(apis, sizeof apis);
       return usage_err(err, cap, "-a: unknown API \"%s\" (accepted: ostio, %s, mpiio, "
-                       "mpiio+ostio, posix)",
+                       "mpiio:best, mpiio+ostio, posix)",
                        tok, apis);
     }
     for (int i = 0; i < c->napis; i++)
@@ -150,7 +151,8 @@ static int takes_value(const char *a)
   static const char *const with[] = {"-a", "-b", "-t", "-s", "-p", "--btio-class", "-i",
                                      "--warmup", "-o", "-O", "--json", "--stripe-count",
                                      "--stripe-size", "--seed", "--flash-blocks",
-                                     "--flash-nxb", "--container"};
+                                     "--flash-nxb", "--container", "--best-write",
+                                     "--best-read"};
   for (size_t i = 0; i < sizeof with / sizeof *with; i++)
     if (!strcmp(a, with[i])) return 1;
   return 0;
@@ -250,6 +252,12 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
                          kind_list(kinds, sizeof kinds));
       }
       snprintf(c->container, sizeof c->container, "%s", v);
+    } else if (!strcmp(a, "--best-write") || !strcmp(a, "--best-read")) {
+      int ph = !strcmp(a, "--best-read") ? OB_PHASE_READ : OB_PHASE_WRITE;
+      if (ob_hintset_parse(v, &c->best_given[ph]) != 0)
+        return usage_err(err, cap, "%s: \"%s\" is not KEY=VALUE[,KEY=VALUE...] (at most %d, "
+                         "keys and values under 32 bytes) or \"defaults\"", a, v, OB_HINTSET_MAX);
+      c->best_given_set[ph] = 1;
     } else if (!strcmp(a, "--seed")) {
       if ((rc = parse_count(a, v, 0, &seed, err, cap))) return rc;
     } else {
@@ -269,6 +277,13 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
     for (int i = 0; i < c->napis; i++) any |= c->apis[i].kind == OB_API_OSTIO;
     if (!any)
       return usage_err(err, cap, "--container: only ostio APIs write containers; add one to -a");
+  }
+  if (c->best_given_set[0] || c->best_given_set[1]) {
+    int any = 0;
+    for (int i = 0; i < c->napis; i++) any |= c->apis[i].best;
+    if (!any)
+      return usage_err(err, cap, "%s: sets mpiio:best's hints; add mpiio:best to -a",
+                       c->best_given_set[0] ? "--best-write" : "--best-read");
   }
   if (btio_class && kind != OB_PAT_BTIO)
     return usage_err(err, cap, "--btio-class: only with -p btio");
@@ -318,9 +333,22 @@ void ob_usage(FILE *out)
   fprintf(out,
     "usage: mpiexec -n P ostio-bench [flags]\n"
     "Runs one access pattern through ostio, MPI-IO and POSIX in the same run (IOR-style).\n"
-    "  -a LIST          APIs, comma-separated: ostio (= ostio:auto), mpiio, mpiio+ostio,\n"
-    "                   posix, and ostio:STRATEGY for each strategy of the library:\n"
-    "                   %s  [ostio]\n"
+    "  -a LIST          APIs, comma-separated: ostio (= ostio:auto), mpiio, mpiio:best,\n"
+    "                   mpiio+ostio, posix, and ostio:STRATEGY for each strategy of the\n"
+    "                   library: %s  [ostio]\n"
+    "                   mpiio: ROMIO at its default hints. mpiio:best: ROMIO at the hints\n"
+    "                   a sweep picked for this pattern, write and read separately\n"
+    "                   (romio_cb_*, cb_nodes with cb_config_list *:*, romio_ds_*,\n"
+    "                   romio_no_indep_rw; striping only on Lustre / GPFS); ratios are\n"
+    "                   against mpiio:best when it runs. The sweep runs before the\n"
+    "                   iterations: 8 candidates for 2 ranks (collective, noncontiguous;\n"
+    "                   about 6 + log2 P), each repeated until it has taken 0.3 s, so\n"
+    "                   about 9 extra mpiio phases per swept phase, more for phases\n"
+    "                   under 0.3 s: measured, a 2-rank -i 3 -w -r run of the demo's\n"
+    "                   pattern with mpiio:best,mpiio,ostio took 2.0x the time of\n"
+    "                   mpiio,ostio (docs/benchmarks.md)\n"
+    "  --best-write H   mpiio:best's write hints given, not swept: k=v,k=v or defaults\n"
+    "  --best-read H    the same for the read phase (from an earlier run's JSON)\n"
     "                   mpiio+ostio: mpiio's calls with the hint ostio_mpiio=enable, served\n"
     "                   by libostio-mpiio.so (linked into ostio-bench before the MPI\n"
     "                   library when built, or LD_PRELOAD); plain mpiio stays ROMIO's\n"

@@ -47,24 +47,50 @@ static void summarize_one(const ob_results *res, int api, int phase, double *bw,
   s->bw_min = bw[0], s->bw_max = bw[s->count - 1];
 }
 
+int ob_baseline_api(const ob_config *c)
+{
+  int mpiio = -1;
+  for (int a = 0; a < c->napis; a++) {
+    if (c->apis[a].best) return a;
+    if (c->apis[a].kind == OB_API_MPIIO && !c->apis[a].ostio_mpiio) mpiio = a;
+  }
+  return mpiio;
+}
+
+/* Plain mpiio: ROMIO at its default hints (neither mpiio:best nor mpiio+ostio). */
+static int default_mpiio(const ob_config *c)
+{
+  for (int a = 0; a < c->napis; a++)
+    if (c->apis[a].kind == OB_API_MPIIO && !c->apis[a].ostio_mpiio && !c->apis[a].best) return a;
+  return -1;
+}
+
+/* s[i].field = s[i] / s[base]'s median of the same phase, for every i. */
+static void set_ratio(ob_summary *s, int n, int base, int which)
+{
+  for (int i = 0; i < n && base >= 0; i++)
+    for (int j = 0; j < n; j++)
+      if (s[j].api == base && s[j].phase == s[i].phase && s[j].bw_median > 0) {
+        double r = s[i].bw_median / s[j].bw_median;
+        if (which) s[i].ratio_mpiio = r;
+        else s[i].ratio = r;
+      }
+}
+
 int ob_summarize(const ob_config *c, const ob_results *res, ob_summary **out)
 {
   *out = NULL;
   double *bw = malloc((size_t)(res->n > 0 ? res->n : 1) * sizeof *bw);
   ob_summary *s = malloc((size_t)(2 * c->napis > 0 ? 2 * c->napis : 1) * sizeof *s);
   if (!bw || !s) return free(bw), free(s), OB_ENOMEM;
-  int n = 0, mpiio = -1;
-  for (int a = 0; a < c->napis; a++)
-    if (c->apis[a].kind == OB_API_MPIIO && !c->apis[a].ostio_mpiio) mpiio = a;
+  int n = 0;
   for (int a = 0; a < c->napis; a++)
     for (int ph = 0; ph < 2; ph++) {
       summarize_one(res, a, ph, bw, &s[n]);
       if (s[n].count > 0) n++;
     }
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n && mpiio >= 0; j++)
-      if (s[j].api == mpiio && s[j].phase == s[i].phase && s[j].bw_median > 0)
-        s[i].ratio = s[i].bw_median / s[j].bw_median;
+  set_ratio(s, n, ob_baseline_api(c), 0);
+  set_ratio(s, n, default_mpiio(c), 1);
   free(bw);
   *out = s;
   return n;
@@ -87,6 +113,29 @@ static void stat_str(char *b, size_t cap, double v)
 {
   if (v < 0) snprintf(b, cap, "-");
   else snprintf(b, cap, "%.0f", v);
+}
+
+/* mpiio:best's chosen hints per phase, and what its sweep measured. */
+static void best_text(FILE *f, const ob_config *c, const ob_results *res)
+{
+  (void)c;
+  for (int ph = 0; ph < 2; ph++) {
+    const ob_sweep *sw = &res->sweep[ph];
+    if (!sw->done) continue;
+    char hs[256];
+    ob_hintset_str(&sw->cand[sw->chosen], hs, sizeof hs);
+    fprintf(f, "\nmpiio:best %s hints: %s", phase_name(ph), hs);
+    if (sw->given) fprintf(f, " (%s)\n", sw->note);
+    else {
+      fprintf(f, " (best of %d candidates, sweep %.1f s)\n", sw->ncand, sw->seconds);
+      for (int i = 0; i < sw->ncand; i++) {
+        ob_hintset_str(&sw->cand[i], hs, sizeof hs);
+        fprintf(f, "  %c %10.1f MiB/s x%d  %s\n", i == sw->chosen ? '*' : ' ', sw->bw[i],
+                sw->reps[i], hs);
+      }
+      if (sw->note[0]) fprintf(f, "  %s\n", sw->note);
+    }
+  }
 }
 
 void ob_report_text(FILE *f, const ob_config *c, const ob_results *res)
@@ -124,20 +173,27 @@ void ob_report_text(FILE *f, const ob_config *c, const ob_results *res)
   ob_summary *s = NULL;
   int n = ob_summarize(c, res, &s);
   if (n < 0) return;
-  fprintf(f, "\nSummary (MiB/s over %d iteration%s, warm-up excluded; ratio = median / mpiio's "
-          "median):\n", c->iterations, c->iterations == 1 ? "" : "s");
-  fprintf(f, "%-18s %-5s %10s %10s %10s %10s %9s %6s %8s %5s %5s %8s\n", "api", "op", "Max",
-          "Median", "Min", "Mean", "Mean(s)", "iters", "vs mpiio", "aggr", "objs", "sys_ops");
+  int base = ob_baseline_api(c), tuned = base >= 0 && c->apis[base].best;
+  best_text(f, c, res);
+  fprintf(f, "\nSummary (MiB/s over %d iteration%s, warm-up excluded; ratio = median / %s's "
+          "median%s):\n", c->iterations, c->iterations == 1 ? "" : "s",
+          base >= 0 ? c->apis[base].name : "mpiio",
+          tuned ? ", MPI-IO at the swept hints; vs mpiio = against MPI-IO at its defaults" : "");
+  fprintf(f, "%-18s %-5s %10s %10s %10s %10s %9s %6s %10s%s %5s %5s %8s\n", "api", "op", "Max",
+          "Median", "Min", "Mean", "Mean(s)", "iters", tuned ? "vs best" : "vs mpiio",
+          tuned ? "   vs mpiio" : "", "aggr", "objs", "sys_ops");
   for (int i = 0; i < n; i++) {
-    char ratio[24], ag[24], ob[24], so[24];
+    char ratio[24], r2[24] = "", ag[24], ob[24], so[24];
     if (s[i].ratio > 0) snprintf(ratio, sizeof ratio, "%.2fx", s[i].ratio);
     else snprintf(ratio, sizeof ratio, "-");
+    if (tuned) snprintf(r2, sizeof r2, " %10s", "-");
+    if (tuned && s[i].ratio_mpiio > 0) snprintf(r2, sizeof r2, " %9.2fx", s[i].ratio_mpiio);
     stat_str(ag, sizeof ag, s[i].aggr_max);
     stat_str(ob, sizeof ob, s[i].objects_max);
     stat_str(so, sizeof so, s[i].phase == OB_PHASE_WRITE ? s[i].sys_writes : s[i].sys_reads);
-    fprintf(f, "%-18s %-5s %10.1f %10.1f %10.1f %10.1f %9.4f %6d %8s %5s %5s %8s\n",
+    fprintf(f, "%-18s %-5s %10.1f %10.1f %10.1f %10.1f %9.4f %6d %10s%s %5s %5s %8s\n",
             c->apis[s[i].api].name, phase_name(s[i].phase), s[i].bw_max, s[i].bw_median,
-            s[i].bw_min, s[i].bw_mean, s[i].t_total, s[i].count, ratio, ag, ob, so);
+            s[i].bw_min, s[i].bw_mean, s[i].t_total, s[i].count, ratio, r2, ag, ob, so);
   }
   free(s);
 }
@@ -159,6 +215,51 @@ static void json_num(FILE *f, double v)
 {
   if (v < 0 || !isfinite(v)) fprintf(f, "null");
   else fprintf(f, "%.9g", v);
+}
+
+static void hints_json(FILE *f, const ob_hintset *h)
+{
+  fprintf(f, "{");
+  for (int k = 0; k < h->n; k++) {
+    fprintf(f, "%s", k ? ", " : "");
+    json_str(f, h->key[k]);
+    fprintf(f, ": ");
+    json_str(f, h->val[k]);
+  }
+  fprintf(f, "}");
+}
+
+/* {"write": {"hints": {...}, "swept": true, "seconds": s, "note": "...",
+ *  "candidates": [{"hints": {...}, "bw_mib": x, "reps": n}, ...]}, "read": ...},
+ * or null without mpiio:best. */
+static void best_json(FILE *f, const ob_results *res)
+{
+  if (!res->sweep[0].done && !res->sweep[1].done) {
+    fprintf(f, "null");
+    return;
+  }
+  fprintf(f, "{");
+  int first = 1;
+  for (int ph = 0; ph < 2; ph++) {
+    const ob_sweep *sw = &res->sweep[ph];
+    if (!sw->done) continue;
+    fprintf(f, "%s\n    \"%s\": {\"hints\": ", first ? "" : ",", phase_name(ph));
+    first = 0;
+    hints_json(f, &sw->cand[sw->chosen]);
+    fprintf(f, ", \"swept\": %s, \"seconds\": %.6g, \"note\": ", sw->given ? "false" : "true",
+            sw->seconds);
+    json_str(f, sw->note);
+    fprintf(f, ", \"candidates\": [");
+    for (int i = 0; i < sw->ncand && !sw->given; i++) {
+      fprintf(f, "%s\n      {\"hints\": ", i ? "," : "");
+      hints_json(f, &sw->cand[i]);
+      fprintf(f, ", \"bw_mib\": ");
+      json_num(f, sw->bw[i]);
+      fprintf(f, ", \"reps\": %d, \"chosen\": %s}", sw->reps[i], i == sw->chosen ? "true" : "false");
+    }
+    fprintf(f, "]}");
+  }
+  fprintf(f, "\n  }");
 }
 
 void ob_report_json(FILE *f, const ob_config *c, const ob_results *res)
@@ -229,6 +330,9 @@ void ob_report_json(FILE *f, const ob_config *c, const ob_results *res)
             "\"t_close\": %.9g, \"t_total\": %.9g, \"ratio_vs_mpiio\": ",
             phase_name(s[i].phase), s[i].count, s[i].bw_min, s[i].bw_median, s[i].bw_max,
             s[i].bw_mean, s[i].t_open, s[i].t_io, s[i].t_close, s[i].t_total);
+    if (s[i].ratio_mpiio > 0) fprintf(f, "%.6g", s[i].ratio_mpiio);
+    else fprintf(f, "null");
+    fprintf(f, ", \"ratio_vs_baseline\": ");
     if (s[i].ratio > 0) fprintf(f, "%.6g", s[i].ratio);
     else fprintf(f, "null");
     fprintf(f, ", \"aggr_max\": ");
@@ -238,5 +342,11 @@ void ob_report_json(FILE *f, const ob_config *c, const ob_results *res)
     fprintf(f, "}");
   }
   free(s);
-  fprintf(f, "\n  ]\n}\n");
+  fprintf(f, "\n  ],\n  \"baseline\": ");
+  int base = ob_baseline_api(c);
+  if (base >= 0) json_str(f, c->apis[base].name);
+  else fprintf(f, "null");
+  fprintf(f, ",\n  \"mpiio_best\": ");
+  best_json(f, res);
+  fprintf(f, "\n}\n");
 }

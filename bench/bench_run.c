@@ -15,31 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "bench_run.h"
 #include "container/store.h"
 
-typedef struct side {                 /* one plan (what this rank writes or reads) */
-  ob_plan plan;
-  int have_plan;
-  uint8_t *buf;                       /* the bytes of all steps back to back       */
-  int64_t *off;                       /* offset of step s in buf                   */
-  MPI_Datatype *types;                /* hindexed filetype per step (MPI-IO)       */
-  char *contig;                       /* step s is one run on every rank (MPI-IO)  */
-  int64_t *start;                     /* where this rank's run of step s starts    */
-} side;
-
-typedef struct run {
-  const ob_config *c;
-  const ob_api *api;
-  int rank, nprocs;
-  MPI_Comm comm;                      /* WORLD, or SELF with -F                    */
-  char path[OB_PATH_MAX + 64];
-  ostio_file *ofh;
-  MPI_File mfh;
-  int view;                           /* a file view other than the default is set */
-  int fd;
-  char msg[512];                      /* first local failure                       */
-} run;
 
 static int fail(run *x, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(run *x, int rc, const char *fmt, ...)
@@ -56,7 +34,7 @@ static int fail(run *x, int rc, const char *fmt, ...)
 
 /* Collective over WORLD: the most severe code of any rank (OB_EUSAGE < 0 ...;
  * the lowest failing rank's code and message win). */
-static int agree(run *x, int rc)
+int ob__agree(run *x, int rc)
 {
   int mine = rc ? x->rank : x->nprocs, low;
   MPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -98,7 +76,7 @@ double ob_bandwidth_mib(int64_t bytes, double seconds)
   return seconds > 0 ? (double)bytes / seconds / 1048576.0 : 0.0;
 }
 
-static MPI_Info make_info(const ob_config *c, const ob_api *api)
+static MPI_Info make_info(const ob_config *c, const ob_api *api, const ob_hintset *extra)
 {
   MPI_Info info;
   char v[32];
@@ -114,6 +92,9 @@ static MPI_Info make_info(const ob_config *c, const ob_api *api)
   }
   /* libostio-mpiio.so serves the files opened with this hint (docs/mpiio.md). */
   if (api->ostio_mpiio) MPI_Info_set(info, "ostio_mpiio", "enable");
+  /* mpiio:best: the candidate's (or the chosen) hints over the -O ones. */
+  for (int i = 0; extra && api->best && i < extra->n; i++)
+    MPI_Info_set(info, extra->key[i], extra->val[i]);
   if (api->kind == OB_API_OSTIO) {
     MPI_Info_set(info, "ostio_strategy", api->strategy);
     /* A kind with a store is a container; the default (plain) needs no hint. */
@@ -140,7 +121,7 @@ static int ostio_rc(run *x, int rc, const char *what)
 }
 static int o_open(run *x, int write)
 {
-  MPI_Info info = make_info(x->c, x->api);
+  MPI_Info info = make_info(x->c, x->api, NULL);
   int rc = ostio_open(x->comm, x->path, write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY,
                       info, &x->ofh);
   MPI_Info_free(&info);
@@ -171,7 +152,7 @@ static int mpi_rc(run *x, int rc, const char *what)
 }
 static int m_open(run *x, int write)
 {
-  MPI_Info info = make_info(x->c, x->api);
+  MPI_Info info = make_info(x->c, x->api, x->extra);
   int rc = MPI_File_open(x->comm, x->path, write ? MPI_MODE_CREATE | MPI_MODE_WRONLY
                          : MPI_MODE_RDONLY, info, &x->mfh);
   MPI_Info_free(&info);
@@ -415,7 +396,7 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
 }
 
 /* Removes the file, or the container directory with everything in it. */
-static void remove_file(run *x)
+void ob__remove_file(run *x)
 {
   file_path(x, x->rank);
   if (x->c->file_per_proc || x->rank == 0) {
@@ -501,20 +482,20 @@ static int verify_written(run *x, const side *w, uint8_t *vbuf)
   return bad;
 }
 
-static int run_phase(run *x, int write, side *sd, uint8_t *vbuf, ob_result *r)
+int ob__run_phase(run *x, int write, side *sd, uint8_t *vbuf, ob_result *r)
 {
   const ob_config *c = x->c;
   const backend *be = &backends[x->api->kind];
   double (*clk)(void *) = c->clock ? c->clock : wtime;
   int owner = c->reorder && !write ? (x->rank + 1) % x->nprocs : x->rank;
-  if (write) remove_file(x);
+  if (write) ob__remove_file(x);
   file_path(x, owner);
   if (!write) memset(sd->buf, 0, (size_t)sd->off[sd->plan.nsteps]);
   double st[4] = {0};
   double stat[4] = {-1, -1, -1, -1};
   MPI_Barrier(MPI_COMM_WORLD);
   st[0] = clk(c->clock_ctx);
-  int rc = agree(x, be->open(x, write));
+  int rc = ob__agree(x, be->open(x, write));
   st[1] = clk(c->clock_ctx);
   if (rc) return rc;
   int per_transfer = ob_api_per_transfer(c, x->api);
@@ -536,7 +517,7 @@ static int run_phase(run *x, int write, side *sd, uint8_t *vbuf, ob_result *r)
   st[2] = clk(c->clock_ctx);
   int crc = be->close(x);
   st[3] = clk(c->clock_ctx);
-  rc = agree(x, rc ? rc : crc);
+  rc = ob__agree(x, rc ? rc : crc);
   if (rc) return rc;
   double mine[5] = {st[1] - st[0], st[2] - st[1], st[3] - st[2], st[3], -st[0]}, mx[5];
   MPI_Allreduce(mine, mx, 5, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -607,7 +588,7 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
     rc = side_build(&x, c->reorder ? (x.rank + 1) % x.nprocs : x.rank, want_types, &rd);
   if (!rc && c->verify_write && !(vbuf = page_alloc(w.plan.rank_bytes)))
     rc = fail(&x, OB_ENOMEM, "no memory for the verification buffer");
-  if ((rc = agree(&x, rc))) goto done;
+  if ((rc = ob__agree(&x, rc))) goto done;
   if (want_types) {
     side_agree_contig(&w);
     side_agree_contig(&rd);
@@ -615,6 +596,7 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
   res->total_bytes = w.plan.total_bytes;
   for (int s = 0; s < w.plan.nsteps; s++)
     ob_fill(w.buf + w.off[s], w.plan.steps[s].ext, w.plan.steps[s].n, c->pat.seed);
+  rc = ob__agree(&x, ob__best_decide(&x, res, &w, &rd, vbuf, &verify_failed));
   int niter = c->warmup + c->iterations;
   for (int it = 0; it < niter && !rc; it++) {
     char line[1024];
@@ -625,7 +607,10 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
       for (int ph = 0; ph < 2 && !rc; ph++) {
         if ((ph == 0 && !c->write) || (ph == 1 && !c->read)) continue;
         ob_result r = {.iteration = it, .warmup = it < c->warmup, .api = a};
-        rc = run_phase(&x, ph == 0, ph == 0 ? &w : &rd, vbuf, &r);
+        const ob_sweep *sw = &res->sweep[ph == 0 ? OB_PHASE_WRITE : OB_PHASE_READ];
+        x.extra = x.api->best && sw->done ? &sw->cand[sw->chosen] : NULL;
+        rc = ob__run_phase(&x, ph == 0, ph == 0 ? &w : &rd, vbuf, &r);
+        x.extra = NULL;
         if (rc) break;
         if (r.verify_errors) {
           verify_failed = 1;
@@ -641,12 +626,12 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
                           r.verify_errors ? " (VERIFY FAILED)" : "");
       }
       if (!rc && !c->keep) {
-        remove_file(&x);
+        ob__remove_file(&x);
       }
     }
     if (!rc && x.rank == 0 && c->progress) c->progress(c->progress_ctx, line);
   }
-  rc = agree(&x, rc);
+  rc = ob__agree(&x, rc);
   if (!rc && verify_failed) rc = OB_EVERIFY;
 done:
   if (err && errcap && x.msg[0]) snprintf(err, errcap, "%s", x.msg);

@@ -4,14 +4,16 @@
 usage: scripts/bench-plot.py [options] FILE.json... -o OUT.png|OUT.svg
 
 Bars (default): one group of bars per document, one bar per API and phase
-(MiB/s), each labelled with its ratio to mpiio's bar of the same document and
-phase ("2.31x"), so every ratio compares two runs made side by side. ostio APIs
+(MiB/s), each labelled with its ratio to mpiio:best's bar of the same document
+and phase (ROMIO at the hints ostio-bench's sweep picked; mpiio's, ROMIO at its
+defaults, when the run has no mpiio:best), e.g. "2.31x", so every ratio compares
+two runs made side by side. ostio APIs
 writing a container are named with the container ("ostio:ost, striped").
 
 Sweep (--sweep KEY): documents that differ in one setting (KEY = a config key
 such as transfer, block, segments, stripe_count, or nprocs; "auto" picks the
 one that differs) become line plots: MiB/s per API against KEY, and below, the
-ratio to mpiio.
+ratio to the baseline (mpiio:best when the documents have it, else mpiio).
 
 options:
   -o, --output FILE    PNG or SVG (by the extension); required
@@ -33,6 +35,12 @@ import os
 import sys
 
 STATS = {"median": "bw_median", "max": "bw_max", "mean": "bw_mean", "min": "bw_min"}
+
+
+def baseline(d):
+    """The API ratios are against: mpiio:best when the run has it (ROMIO at the hints
+    ostio-bench's sweep picked), else mpiio (ROMIO at its defaults)."""
+    return "mpiio:best" if "mpiio:best" in d["config"]["apis"] else "mpiio"
 
 
 def usage_error(msg):
@@ -172,7 +180,8 @@ def bars(plt, docs, names, o):
         x, ticks, ticklabels = 0.0, [], []
         for d, name in zip(docs, names):
             s = summary(d)
-            ref = s.get(("mpiio", ph))
+            base = baseline(d)
+            ref = s.get((base, ph))
             apis = [a for a in d["config"]["apis"] if (a, ph) in s]
             start = x
             for a in apis:
@@ -181,7 +190,8 @@ def bars(plt, docs, names, o):
                 v = s[(a, ph)][key]
                 b = ax.bar(x, v, width=0.8, color=col, label=lab)
                 if ref and ref[key] > 0:
-                    txt = "ROMIO" if a == "mpiio" else f"{v / ref[key]:.2f}x"
+                    txt = ("ROMIO tuned" if a == "mpiio:best" else "ROMIO") if a == base \
+                        else f"{v / ref[key]:.2f}x"
                     ax.bar_label(b, labels=[txt], padding=2, fontsize=8)
                 x += 1
             if apis:
@@ -203,7 +213,9 @@ def bars(plt, docs, names, o):
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8,
                frameon=False)
     fig.suptitle((o["title"] or default_title(docs, o["stat"]))
-                 + "\nlabels: ratio to mpiio (ROMIO) in the same run", fontsize=10)
+                 + "\nlabels: ratio to " + ("mpiio:best (ROMIO at swept hints)" if any(
+                     baseline(d) == "mpiio:best" for d in docs) else "mpiio (ROMIO)")
+                 + " in the same run", fontsize=10)
     rows = (len(labels) + 3) // 4
     fig.tight_layout(rect=(0, 0.03 + 0.05 * rows, 1, 1))
     return fig
@@ -261,7 +273,7 @@ def sweep(plt, docs, o):
                 s = summary(d)
                 a = next((a for a in d["config"]["apis"] if api_label(d, a) == lab), None)
                 e = s.get((a, ph))
-                ref = s.get(("mpiio", ph))
+                ref = s.get((baseline(d), ph))
                 ys.append(e[key] if e else float("nan"))
                 rs.append(e[key] / ref[key] if e and ref and ref[key] > 0 else float("nan"))
             top.plot(xs, ys, marker="o", label=lab, color=col)

@@ -4,9 +4,12 @@ status 0, the JSON parses and names every API), an injected corruption
 (OSTIO_BENCH_CORRUPT=1: exit status 1), usage errors naming the flag (exit
 status 2) and --help listing every flag.
 
-usage: test_bench_cli.py MPIEXEC NUMPROC_FLAG NP OSTIO_BENCH [btio]
+usage: test_bench_cli.py MPIEXEC NUMPROC_FLAG NP OSTIO_BENCH [btio|best]
 With "btio" only the btio class S matrix runs (NP must be square: it has 40
-collective calls per API and phase, so it is its own CTest entry).
+collective calls per API and phase, so it is its own CTest entry). With "best"
+only mpiio:best (issue 29): -a mpiio:best,mpiio,ostio with -W -R, the JSON
+names the chosen write and read hint sets, ratios against mpiio:best, and
+--best-write / --best-read skip the sweep.
 """
 import json
 import os
@@ -17,6 +20,7 @@ import tempfile
 
 mpiexec, npflag, np, exe = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 only_btio = len(sys.argv) > 5 and sys.argv[5] == "btio"
+only_best = len(sys.argv) > 5 and sys.argv[5] == "best"
 APIS = ["ostio:ost", "ostio:even", "ostio:independent", "mpiio", "posix"]
 failed = 0
 
@@ -36,8 +40,69 @@ def run(args, env=None):
     return p.returncode, p.stdout, p.stderr
 
 
+def best_checks():
+    """mpiio:best on the strided pattern, collective: sweep, verify, JSON."""
+    js = os.path.join(tmp, "best.json")
+    pat = ["-p", "strided", "-b", "64k", "-t", "64k", "-s", "8"]
+    rc, out, err = run(["-a", "mpiio:best,mpiio,ostio", "-c", "-W", "-R", "-i", "1",
+                        "--warmup", "0", "-o", os.path.join(tmp, "b"), "--json", js] + pat)
+    check(rc == 0, f"mpiio:best: exit status {rc} {err.strip()[-300:]}")
+    check("mpiio:best write sweep" in err and "mpiio:best read sweep" in err,
+          "mpiio:best: the sweeps reported on stderr")
+    # Under Open MPI's OMPIO the sweep has one candidate, the defaults (its knobs are
+    # MCA parameters fixed at MPI_Init; the note says so).
+    ompio = "OMPIO" in out
+    want = ("(defaults)", "(defaults)") if ompio else ("romio_cb_write=", "romio_cb_read=")
+    check(f"mpiio:best write hints: {want[0]}" in out and
+          f"mpiio:best read hints: {want[1]}" in out and "vs best" in out,
+          "mpiio:best: the text names the chosen hints and the ratio against it")
+    try:
+        with open(js) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        check(False, f"mpiio:best: JSON parses ({e})")
+        return
+    check(doc.get("baseline") == "mpiio:best", "mpiio:best: the ratios' baseline")
+    best = doc.get("mpiio_best") or {}
+    for ph, key in (("write", "romio_cb_write"), ("read", "romio_cb_read")):
+        b = best.get(ph) or {}
+        cands = b.get("candidates") or []
+        chosen = [c for c in cands if c["chosen"]]
+        check(b.get("swept") is True and len(cands) >= (1 if ompio else 6) and
+              len(chosen) == 1 and chosen[0]["hints"] == b.get("hints") and
+              (b.get("hints") == {} if ompio else key in b.get("hints", {})),
+              f"mpiio:best {ph}: chosen hint set {b.get('hints')} among {len(cands)} candidates")
+        check(all(c["bw_mib"] and c["reps"] >= 1 for c in cands), f"mpiio:best {ph}: each measured")
+    check(all(r["verify_errors"] == 0 for r in doc["runs"]) and
+          {r["api"] for r in doc["runs"]} == {"mpiio:best", "mpiio", "ostio"},
+          "mpiio:best: every API's bytes verify (-W -R)")
+    s = {(x["api"], x["phase"]): x for x in doc["summary"]}
+    check(s.get(("mpiio:best", "write"), {}).get("ratio_vs_baseline") == 1 and
+          s.get(("mpiio", "write"), {}).get("ratio_vs_mpiio") == 1 and
+          s.get(("ostio", "read"), {}).get("ratio_vs_baseline") is not None,
+          "mpiio:best: ratio_vs_baseline against mpiio:best, ratio_vs_mpiio against mpiio")
+    check(not [x for x in os.listdir(tmp) if x.startswith("b.")], "mpiio:best: files removed")
+    # Given hints: no sweep, the hints are reported as given; the bytes still verify.
+    rc, out, err = run(["-a", "mpiio:best,ostio", "-c", "-W", "-R", "--warmup", "0",
+                        "--best-write", "romio_cb_write=disable,romio_ds_write=disable",
+                        "--best-read", "defaults", "-o", os.path.join(tmp, "g"),
+                        "--json", js] + pat)
+    check(rc == 0 and "sweep" not in err, f"--best-write: exit status {rc} {err.strip()[-300:]}")
+    with open(js) as f:
+        doc = json.load(f)
+    w, r = doc["mpiio_best"]["write"], doc["mpiio_best"]["read"]
+    check(w["swept"] is False and w["hints"] == {"romio_cb_write": "disable",
+                                                  "romio_ds_write": "disable"} and r["hints"] == {},
+          f"--best-write / --best-read: given hints reported ({w['hints']}, {r['hints']})")
+    check(all(x["verify_errors"] == 0 for x in doc["runs"]), "--best-write: bytes verify")
+
+
 tmp = tempfile.mkdtemp(prefix="ostio-bench-cli-")
 try:
+    if only_best:
+        best_checks()
+        print(f"{'FAILED' if failed else 'passed'}: {failed} failure(s)")
+        sys.exit(1 if failed else 0)
     patterns = [
         ["-p", "ior", "-b", "64k", "-t", "16k", "-s", "2"],
         ["-p", "strided", "-b", "4k", "-t", "4k", "-s", "16"],
