@@ -5,10 +5,13 @@
  * independent writes, sieved ostio_read_at windows for the independent reads
  * (mpiio_sieve.c) -- and the byte count for the status.
  *
- * Errors: a collective access agrees on the local checks first (one
- * Allreduce), so a rank with a bad datatype makes every rank return the same
- * error instead of leaving the others in the collective; ostio's collective
- * calls agree on their own outcome. */
+ * Errors: a collective access hands the outcome of its local checks to
+ * ostio__file_coll_checked, which agrees on it before any byte moves -- in
+ * the engine's first collective where the engine serves the file, so a
+ * small collective access costs two MPI collectives, as ROMIO's -- and a
+ * rank with a bad datatype makes every rank return the same error instead
+ * of leaving the others in the collective; ostio's collective calls agree
+ * on their own outcome. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,9 +153,9 @@ int ostio__mpiio_access(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos
   if (rc == 0 && total > 0) rc = ostio__view_extents(&mf->view, pos, total, emit, &l);
   if (rc == 0 && !op->is_write) rc = readable(mf, pos, total, &avail);
   if (op->coll) {
-    if ((rc = ostio__agree(mf->comm, rc)) < 0) goto done;
-    rc = op->is_write ? ostio_write_all(mf->fh, l.e, l.n, data)
-                      : ostio_read_all(mf->fh, l.e, l.n, data);
+    /* The local checks' outcome rides in the collective call's first
+     * collective (one MPI call fewer than agreeing on it here). */
+    rc = ostio__file_coll_checked(mf->fh, rc, op->is_write, l.e, l.n, data);
     /* ostio's collective calls refuse bytes named by two ranks (agreed on
      * every rank, before any byte moves); MPI allows it: every rank reads
      * the same header, or overlapping writes whose outcome MPI leaves open
@@ -164,7 +167,6 @@ int ostio__mpiio_access(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos
   }
   if (rc == 0 && flat && !op->is_write) rc = move_memory(mm, buf, count, total, flat, 0);
   if (rc == 0) *nbytes = op->is_write ? total : avail;
-done:
   free(flat);
   free(l.e);
   ostio__dtype_map_release(mm);
