@@ -8,7 +8,9 @@
  * the agreed outcome); the bytes read back name their writer and offset,
  * and the status counts them. The checks still agree: one rank with a
  * negative count makes every rank fail its write_at_all, and no byte of
- * that call reaches the file; the same for a read_at_all. Any rank count. */
+ * that call reaches the file; the same for a read_at_all. Reads count the
+ * bytes before the end after MPI_File_set_size shrinks the file (the handle
+ * remembers a size it saw: the shrink must reset it). Any rank count. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +147,19 @@ static void run(const char *path)
   bad = 0;
   for (int j = 0; j < BLK; j++) bad += buf[j] != pat(at(1), j);
   CHECK_EQ_I64(bad, 0);
+
+  /* The reads above left the handle knowing the size (no size read per
+   * call below it); set_size shrinks the file and the counts follow: the
+   * last rank's last block now lies past the end, collective and not. */
+  CHECK(MPI_File_set_size(fh, end - BLK) == MPI_SUCCESS);
+  rc = MPI_File_read_at_all(fh, at(NCALL - 1), buf, BLK, MPI_BYTE, &st);
+  MPI_Get_count(&st, MPI_BYTE, &cnt);
+  CHECK(rc == MPI_SUCCESS);
+  CHECK_EQ_I64(cnt, rank == nprocs - 1 ? 0 : BLK);
+  rc = MPI_File_read_at(fh, at(NCALL - 1) + BLK / 2, buf, BLK / 2, MPI_BYTE, &st);
+  MPI_Get_count(&st, MPI_BYTE, &cnt);
+  CHECK(rc == MPI_SUCCESS);
+  CHECK_EQ_I64(cnt, rank == nprocs - 1 ? 0 : BLK / 2);
   CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
 }
 

@@ -22,21 +22,29 @@
 #include "core/error.h"
 #include "file/file.h"
 
+/* The call's file extents: a few in place (a contiguous view gives one),
+ * more on the heap; hi is the end of the last byte named. */
+#define EXT_INLINE 4
 typedef struct {
   ostio_extent *e;
   size_t n, cap;
+  int64_t hi;
+  ostio_extent inl[EXT_INLINE];
 } ext_list;
 
 static int emit(void *arg, int64_t off, int64_t len)
 {
   ext_list *l = arg;
+  if (!l->e) l->e = l->inl, l->cap = EXT_INLINE;
   if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 64;
-    ostio_extent *n = realloc(l->e, cap * sizeof *n);
+    size_t cap = l->e == l->inl ? 64 : 2 * l->cap;
+    ostio_extent *n = l->e == l->inl ? malloc(cap * sizeof *n) : realloc(l->e, cap * sizeof *n);
     if (!n) return ostio__fail(OSTIO_ENOMEM, "out of memory listing file extents");
+    if (l->e == l->inl) memcpy(n, l->inl, sizeof l->inl);
     l->e = n, l->cap = cap;
   }
   l->e[l->n++] = (ostio_extent){off, len};
+  if (off + len > l->hi) l->hi = off + len; /* the view checked: no overflow */
   return 0;
 }
 
@@ -100,11 +108,23 @@ static int check_args(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos,
   return 0;
 }
 
-/* Data bytes of [pos, pos + total) that lie before the end of the file. */
-static int readable(ostio__mfile *mf, int64_t pos, int64_t total, int64_t *avail)
+/* Data bytes of [pos, pos + total) that lie before the end of the file.
+ * All of them when the last byte lies below the size the handle knows the
+ * file has at least (size_floor; not in atomic mode, where every rank's
+ * change is visible at once): the file shrinks only by set_size, which
+ * resets the floor, or by another process, whose change MPI makes visible
+ * after a sync, which resets it too. Else the size is read (a system call
+ * on a plain file) and becomes the floor. */
+static int readable(ostio__mfile *mf, const ext_list *l, int64_t pos, int64_t total,
+                    int64_t *avail)
 {
+  if (!mf->atomic && l->hi <= mf->size_floor) {
+    *avail = total;
+    return 0;
+  }
   int64_t size = 0, before = 0, start;
   int rc = ostio_get_size(mf->fh, &size);
+  if (rc == 0) mf->size_floor = size;
   if (rc == 0) rc = ostio__view_data_before(&mf->view, size, &before);
   if (rc < 0) return rc;
   if (__builtin_mul_overflow(pos, mf->view.etype_size, &start)) start = INT64_MAX;
@@ -151,7 +171,7 @@ int ostio__mpiio_access(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos
     }
   }
   if (rc == 0 && total > 0) rc = ostio__view_extents(&mf->view, pos, total, emit, &l);
-  if (rc == 0 && !op->is_write) rc = readable(mf, pos, total, &avail);
+  if (rc == 0 && !op->is_write && total > 0) rc = readable(mf, &l, pos, total, &avail);
   if (op->coll) {
     /* The local checks' outcome rides in the collective call's first
      * collective (one MPI call fewer than agreeing on it here). */
@@ -167,8 +187,9 @@ int ostio__mpiio_access(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos
   }
   if (rc == 0 && flat && !op->is_write) rc = move_memory(mm, buf, count, total, flat, 0);
   if (rc == 0) *nbytes = op->is_write ? total : avail;
+  if (rc == 0 && op->is_write && l.hi > mf->size_floor) mf->size_floor = l.hi;
   free(flat);
-  free(l.e);
+  if (l.e != l.inl) free(l.e);
   ostio__dtype_map_release(mm);
   return rc;
 }
