@@ -120,14 +120,20 @@ int ostio__engine_mpi_fail(const char *what)
 int ostio__engine_coll(const ostio__engine_ctx *x, int is_write, const ostio_extent *ext,
                        size_t n, void *buf)
 {
+  return ostio__engine_coll_checked(x, 0, is_write, ext, n, buf);
+}
+
+int ostio__engine_coll_checked(const ostio__engine_ctx *x, int local_rc, int is_write,
+                               const ostio_extent *ext, size_t n, void *buf)
+{
   if (!x) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
   double t0 = ostio__now();
   const int P = x->nprocs;
   ostio__ext *e = NULL;
   size_t ne = 0;
   int64_t bytes = 0, lo = 0, hi = 0;
-  int rc = 0;
-  rc = ostio__check_access(x->path, x->can_read, x->can_write, is_write, NULL);
+  int rc = local_rc < 0 ? local_rc : 0;
+  if (rc == 0) rc = ostio__check_access(x->path, x->can_read, x->can_write, is_write, NULL);
   if (rc == 0) rc = ostio__plan_local_in(&x->scratch->ext, ext, n, &e, &ne, &bytes, &lo, &hi);
   if (rc == 0 && bytes > 0 && !buf)
     rc = ostio__fail(OSTIO_EINVAL, "NULL buffer for %lld bytes", (long long)bytes);

@@ -57,5 +57,12 @@ void ostio__engine_fini(ostio__engine_scratch *x);
  * every rank returns the same code. */
 int ostio__engine_coll(const ostio__engine_ctx *ctx, int is_write, const ostio_extent *ext,
                        size_t n, void *buf);
+/* The same with local_rc, the outcome (0 or negative) of the caller's own
+ * checks on this rank, carried in the call's first collective (the
+ * Allgather of step 1): every rank returns the worst code when any rank's
+ * local_rc is negative, and nothing moves. Saves the caller an agreement of
+ * its own before the call (the MPI-IO interposer; issue 29). */
+int ostio__engine_coll_checked(const ostio__engine_ctx *ctx, int local_rc, int is_write,
+                               const ostio_extent *ext, size_t n, void *buf);
 
 #endif

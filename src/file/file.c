@@ -414,6 +414,18 @@ int ostio__file_engine_read_all(ostio_file *fh, const ostio_extent *ext, size_t 
   return ostio__engine_coll(&fh->engine, 0, ext, n, buf);
 }
 
+int ostio__file_coll_checked(ostio_file *fh, int local_rc, int is_write,
+                             const ostio_extent *ext, size_t n, void *buf)
+{
+  if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
+  int by_engine = !fh->cache && (is_write ? fh->kind->write_all == ostio__file_engine_write_all
+                                          : fh->kind->read_all == ostio__file_engine_read_all);
+  if (by_engine) return ostio__engine_coll_checked(&fh->engine, local_rc, is_write, ext, n, buf);
+  int rc = ostio__agree(fh->comm, local_rc);
+  if (rc < 0) return rc;
+  return is_write ? ostio_write_all(fh, ext, n, buf) : ostio_read_all(fh, ext, n, buf);
+}
+
 const ostio_layout *ostio_file_layout(const ostio_file *fh) { return fh ? fh->layout : NULL; }
 
 const char *ostio_file_strategy(const ostio_file *fh) { return fh ? fh->last_strategy : "none"; }

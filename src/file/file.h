@@ -48,4 +48,13 @@ int ostio__file_engine_write_all(ostio_file *fh, const ostio_extent *ext, size_t
                                  const void *buf);
 int ostio__file_engine_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf);
 
+/* Collective: ostio_write_all (is_write 1) or ostio_read_all after checks
+ * of the caller's own, whose outcome on this rank is local_rc (0 or
+ * negative); every rank returns the same code, and nothing moves when any
+ * rank's local_rc is negative. Where the engine serves the call (a kind of
+ * the engine, no cache: the same on every rank) local_rc travels in the
+ * engine's first collective; else one agreement comes first. */
+int ostio__file_coll_checked(ostio_file *fh, int local_rc, int is_write,
+                             const ostio_extent *ext, size_t n, void *buf);
+
 #endif

@@ -59,6 +59,10 @@ typedef struct ostio__mfile {
   ostio__dtype_map *ftmap;
   MPI_Datatype etype, ftype;
   int64_t fp;           /* individual file pointer, in etypes               */
+  /* Bytes the file is known to hold at least (mpiio_rw.c): the size last
+   * read, raised by this rank's writes; 0 again at set_size, preallocate
+   * and sync. A read that ends below it needs no size (no fstat). */
+  int64_t size_floor;
   /* Shared file pointer (etypes) and the atomic-mode mutex: int64s on
    * rank 0 of comm, reached by passive-target RMA (mpiio_shared.c). */
   MPI_Win win;

@@ -238,6 +238,7 @@ OSTIO__MPIIO_API int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
   if (!mf) return ostio__mpiio_next.set_size(fh, size);
+  mf->size_floor = 0;
   ostio__mpiio_posix_enter();
   int rc = ostio_set_size(mf->fh, (int64_t)size);
   ostio__mpiio_posix_leave();
@@ -252,6 +253,7 @@ OSTIO__MPIIO_API int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
   int64_t cur = 0, want = (int64_t)size;
   int rc = want < 0 ? ostio__fail(OSTIO_EINVAL, "size %lld is negative", (long long)want) : 0;
   /* Rank 0's view of the size decides for everyone: set_size is collective. */
+  mf->size_floor = 0;
   ostio__mpiio_posix_enter();
   if (rc == 0 && mf->rank == 0) rc = ostio_get_size(mf->fh, &cur);
   MPI_Bcast(&cur, 1, MPI_INT64_T, 0, mf->comm);
@@ -265,6 +267,7 @@ OSTIO__MPIIO_API int MPI_File_sync(MPI_File fh)
 {
   ostio__mfile *mf = ostio__mpiio_lookup(fh);
   if (!mf) return ostio__mpiio_next.sync(fh);
+  mf->size_floor = 0; /* other processes' changes are visible after a sync */
   ostio__mpiio_posix_enter();
   int rc = ostio_sync(mf->fh);
   ostio__mpiio_posix_leave();

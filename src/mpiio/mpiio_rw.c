@@ -5,10 +5,13 @@
  * independent writes, sieved ostio_read_at windows for the independent reads
  * (mpiio_sieve.c) -- and the byte count for the status.
  *
- * Errors: a collective access agrees on the local checks first (one
- * Allreduce), so a rank with a bad datatype makes every rank return the same
- * error instead of leaving the others in the collective; ostio's collective
- * calls agree on their own outcome. */
+ * Errors: a collective access hands the outcome of its local checks to
+ * ostio__file_coll_checked, which agrees on it before any byte moves -- in
+ * the engine's first collective where the engine serves the file, so a
+ * small collective access costs two MPI collectives, as ROMIO's -- and a
+ * rank with a bad datatype makes every rank return the same error instead
+ * of leaving the others in the collective; ostio's collective calls agree
+ * on their own outcome. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,21 +22,29 @@
 #include "core/error.h"
 #include "file/file.h"
 
+/* The call's file extents: a few in place (a contiguous view gives one),
+ * more on the heap; hi is the end of the last byte named. */
+#define EXT_INLINE 4
 typedef struct {
   ostio_extent *e;
   size_t n, cap;
+  int64_t hi;
+  ostio_extent inl[EXT_INLINE];
 } ext_list;
 
 static int emit(void *arg, int64_t off, int64_t len)
 {
   ext_list *l = arg;
+  if (!l->e) l->e = l->inl, l->cap = EXT_INLINE;
   if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 64;
-    ostio_extent *n = realloc(l->e, cap * sizeof *n);
+    size_t cap = l->e == l->inl ? 64 : 2 * l->cap;
+    ostio_extent *n = l->e == l->inl ? malloc(cap * sizeof *n) : realloc(l->e, cap * sizeof *n);
     if (!n) return ostio__fail(OSTIO_ENOMEM, "out of memory listing file extents");
+    if (l->e == l->inl) memcpy(n, l->inl, sizeof l->inl);
     l->e = n, l->cap = cap;
   }
   l->e[l->n++] = (ostio_extent){off, len};
+  if (off + len > l->hi) l->hi = off + len; /* the view checked: no overflow */
   return 0;
 }
 
@@ -97,11 +108,23 @@ static int check_args(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos,
   return 0;
 }
 
-/* Data bytes of [pos, pos + total) that lie before the end of the file. */
-static int readable(ostio__mfile *mf, int64_t pos, int64_t total, int64_t *avail)
+/* Data bytes of [pos, pos + total) that lie before the end of the file.
+ * All of them when the last byte lies below the size the handle knows the
+ * file has at least (size_floor; not in atomic mode, where every rank's
+ * change is visible at once): the file shrinks only by set_size, which
+ * resets the floor, or by another process, whose change MPI makes visible
+ * after a sync, which resets it too. Else the size is read (a system call
+ * on a plain file) and becomes the floor. */
+static int readable(ostio__mfile *mf, const ext_list *l, int64_t pos, int64_t total,
+                    int64_t *avail)
 {
+  if (!mf->atomic && l->hi <= mf->size_floor) {
+    *avail = total;
+    return 0;
+  }
   int64_t size = 0, before = 0, start;
   int rc = ostio_get_size(mf->fh, &size);
+  if (rc == 0) mf->size_floor = size;
   if (rc == 0) rc = ostio__view_data_before(&mf->view, size, &before);
   if (rc < 0) return rc;
   if (__builtin_mul_overflow(pos, mf->view.etype_size, &start)) start = INT64_MAX;
@@ -148,11 +171,11 @@ int ostio__mpiio_access(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos
     }
   }
   if (rc == 0 && total > 0) rc = ostio__view_extents(&mf->view, pos, total, emit, &l);
-  if (rc == 0 && !op->is_write) rc = readable(mf, pos, total, &avail);
+  if (rc == 0 && !op->is_write && total > 0) rc = readable(mf, &l, pos, total, &avail);
   if (op->coll) {
-    if ((rc = ostio__agree(mf->comm, rc)) < 0) goto done;
-    rc = op->is_write ? ostio_write_all(mf->fh, l.e, l.n, data)
-                      : ostio_read_all(mf->fh, l.e, l.n, data);
+    /* The local checks' outcome rides in the collective call's first
+     * collective (one MPI call fewer than agreeing on it here). */
+    rc = ostio__file_coll_checked(mf->fh, rc, op->is_write, l.e, l.n, data);
     /* ostio's collective calls refuse bytes named by two ranks (agreed on
      * every rank, before any byte moves); MPI allows it: every rank reads
      * the same header, or overlapping writes whose outcome MPI leaves open
@@ -164,9 +187,9 @@ int ostio__mpiio_access(ostio__mfile *mf, const ostio__mpiio_op *op, int64_t pos
   }
   if (rc == 0 && flat && !op->is_write) rc = move_memory(mm, buf, count, total, flat, 0);
   if (rc == 0) *nbytes = op->is_write ? total : avail;
-done:
+  if (rc == 0 && op->is_write && l.hi > mf->size_floor) mf->size_floor = l.hi;
   free(flat);
-  free(l.e);
+  if (l.e != l.inl) free(l.e);
   ostio__dtype_map_release(mm);
   return rc;
 }
