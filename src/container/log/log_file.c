@@ -389,27 +389,9 @@ static int log_sync(ostio_file *fh)
 
 /* ---- reads and writes ------------------------------------------------------------------ */
 
-/* One data copy of a read: src bytes at phys into buf. */
-typedef struct rreq {
-  int32_t src;
-  int64_t phys, len;
-  char *buf;
-} rreq;
-
-static int rreq_cmp(const void *a, const void *b)
-{
-  const rreq *x = a, *y = b;
-  if (x->src != y->src) return x->src < y->src ? -1 : 1;
-  return (x->phys > y->phys) - (x->phys < y->phys);
-}
-
-typedef struct rlist {
-  rreq *r;
-  size_t n, cap;
-} rlist;
-
 /* Plans [off, off+len) into buf: zeros now, data copies into *rl. */
-static int plan_read(struct ostio__loghandle *L, int64_t off, int64_t len, char *buf, rlist *rl)
+static int plan_read(struct ostio__loghandle *L, int64_t off, int64_t len, char *buf,
+                     ostio__logreads *rl)
 {
   ostio__logent pend;
   size_t np = 0;
@@ -425,37 +407,15 @@ static int plan_read(struct ostio__loghandle *L, int64_t off, int64_t len, char 
       memset(p, 0, (size_t)s->len);
       continue;
     }
-    if (rl->n == rl->cap) {
-      size_t c = rl->cap ? 2 * rl->cap : 64;
-      rreq *q = realloc(rl->r, c * sizeof *q);
-      if (!q) return ostio__fail(OSTIO_ENOMEM, "out of memory planning a read");
-      rl->r = q;
-      rl->cap = c;
-    }
-    rl->r[rl->n++] = (rreq){s->src, s->phys, s->len, p};
+    rc = ostio__logreads_add(rl, s->src, s->phys, s->len, p);
   }
   return rc;
 }
 
-/* Sorted by data log and offset, copies adjacent there and in memory are
- * merged into one pread (through the io layer: statistics and faults). */
-static int do_reads(ostio_file *fh, rlist *rl)
+static int do_reads(ostio_file *fh, ostio__logreads *rl)
 {
   struct ostio__loghandle *L = fh->kind_data;
-  int rc = 0;
-  if (rl->n > 1) qsort(rl->r, rl->n, sizeof *rl->r, rreq_cmp);
-  for (size_t i = 0; i < rl->n && rc == 0;) {
-    rreq q = rl->r[i++];
-    while (i < rl->n && rl->r[i].src == q.src && rl->r[i].phys == q.phys + q.len &&
-           rl->r[i].buf == q.buf + q.len)
-      q.len += rl->r[i++].len;
-    int fd;
-    if ((rc = ostio__log_data_upto(L->d, q.src, q.phys + q.len, &fd)) < 0) break;
-    fh->io.fd = fd;
-    rc = ostio__io_pread(&fh->io, q.buf, (size_t)q.len, q.phys);
-  }
-  rl->n = 0;
-  return rc;
+  return ostio__logreads_run(rl, L->d, &fh->io);
 }
 
 /* A failed append, said in the caller's terms: the logical range first, the
@@ -489,7 +449,7 @@ static int log_write_at(ostio_file *fh, int64_t off, const void *buf, size_t len
 
 static int log_read_at(ostio_file *fh, int64_t off, void *buf, size_t len)
 {
-  rlist rl = {0};
+  ostio__logreads rl = {0};
   int rc = plan_read(fh->kind_data, off, (int64_t)len, buf, &rl);
   if (rc == 0) rc = do_reads(fh, &rl);
   free(rl.r);
@@ -566,7 +526,7 @@ static int log_coll(ostio_file *fh, int is_write, const ostio_extent *ext, size_
     rc = ostio__agree(fh->comm, coll_write(fh, e, ne, buf));
     if (rc == 0 && L->readable) rc = refresh(fh);
   } else {
-    rlist rl = {0};
+    ostio__logreads rl = {0};
     rc = refresh(fh);
     for (size_t i = 0; rc == 0 && i < ne; i++)
       rc = plan_read(L, e[i].off, e[i].len, (char *)buf + e[i].pos, &rl);

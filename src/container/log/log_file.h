@@ -81,4 +81,21 @@ struct ostio_file;
 int ostio__log_prepare(struct ostio_file *fh);
 int ostio__log_create(struct ostio_file *fh);
 
+/* The data copies of a read (log_file_read.c): each names a data log (src),
+ * an offset in it and a destination; run sorts them by log and offset and
+ * merges copies adjacent on disk and in memory into one pread through io
+ * (statistics and faults), then empties the list (the array is kept; free
+ * rl->r when done). */
+typedef struct ostio__logread {
+  int32_t src;
+  int64_t phys, len;
+  char *buf;
+} ostio__logread;
+typedef struct ostio__logreads {
+  ostio__logread *r;
+  size_t n, cap;
+} ostio__logreads;
+int ostio__logreads_add(ostio__logreads *rl, int32_t src, int64_t phys, int64_t len, char *buf);
+int ostio__logreads_run(ostio__logreads *rl, ostio__logdir *d, ostio__io *io);
+
 #endif
