@@ -58,9 +58,12 @@ sed 's/^/  stdout| /' "$DIR/stdout"
 sed 's/^/  stderr| /' "$DIR/stderr"
 [ $rc -eq 1 ] || fail "exit status $rc (want Python's 1)"
 # Counted as occurrences, not lines: the ranks' tracebacks reach one stderr and
-# their lines can interleave mid-line (seen in a CI run).
+# their lines can interleave mid-line. At least one, not one per rank: Open MPI's
+# mpiexec aborts the job when the first rank exits 1 and can drop another rank's
+# output still in its forwarding (both seen in CI runs); the exit status above and
+# the warning and bytes below are what shows there was no abort.
 n=$(grep -o 'RuntimeError: raised with a file open' "$DIR/stderr" | wc -l)
-[ "$n" -eq "$NP" ] || fail "$n tracebacks ending in the RuntimeError (want one per rank: $NP)"
+[ "$n" -ge 1 ] || fail "no traceback ending in the RuntimeError"
 n=$(grep -o "ostio: file $DIR/w/out was still open at MPI_Finalize; closed it: its data is kept" \
     "$DIR/stderr" | wc -l)
 [ "$n" -eq 1 ] || fail "$n warning lines for the file (want 1)"
