@@ -122,27 +122,7 @@ fetch_source() {
         [ -f "$SOURCE" ] && { echo "$SOURCE"; return 0; }
         suite_die "--source $SOURCE: neither pnetcdf_$VERSION.orig.tar.xz, a directory holding it, nor a source tree"
     fi
-    local tb=$CACHE/src/pnetcdf_$VERSION.orig.tar.xz
-    [ -f "$tb" ] && { echo "$tb"; return 0; }
-    command -v apt-get >/dev/null || suite_skip "no source: give --source or PNETCDF_SOURCE (no apt-get here for Debian's source package)"
-    mkdir -p "$CACHE/src"
-    if ! apt-cache showsrc pnetcdf 2>/dev/null | grep -q "^Version: $VERSION"; then
-        [ "$(id -u)" -eq 0 ] || suite_skip "no deb-src entry for pnetcdf $VERSION and not root: give --source, or add a deb-src line and run apt-get update"
-        local list=/etc/apt/sources.list.d/ostio-deb-src.sources
-        say "adding $list (Debian's source packages) and running apt-get update"
-        local uri suite
-        uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
-        suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-        printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-            "${uri:-http://deb.debian.org/debian}" "$suite" >"$list"
-        apt-get update -qq >&2 || suite_skip "apt-get update failed"
-    fi
-    say "apt-get source --download-only pnetcdf=$VERSION-* into $CACHE/src"
-    (cd "$CACHE/src" && apt-get source -qq --download-only "pnetcdf=$(apt-cache showsrc pnetcdf |
-        sed -n "s/^Version: \($VERSION-.*\)/\1/p" | head -1)") >&2 ||
-        suite_skip "apt-get source pnetcdf failed (is Debian's deb-src reachable?)"
-    [ -f "$tb" ] || suite_die "apt-get source left no $tb"
-    echo "$tb"
+    suite_debian_source pnetcdf "$VERSION" "$CACHE/src" PNETCDF_SOURCE
 }
 
 # build: CACHE/pnetcdf-VERSION configured with MPICH, library and test programs built.

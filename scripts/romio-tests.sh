@@ -143,26 +143,7 @@ fetch_source() {
         [ -f "$SOURCE" ] && { echo "$SOURCE"; return 0; }
         suite_die "--source $SOURCE: neither mpich_$MPICH_VERSION.orig.tar.xz, a directory holding it, nor a source tree"
     fi
-    local tb=$CACHE/src/mpich_$MPICH_VERSION.orig.tar.xz
-    [ -f "$tb" ] && { echo "$tb"; return 0; }
-    command -v apt-get >/dev/null || suite_skip "no source: give --source or MPICH_SOURCE (no apt-get here for Debian's source package)"
-    mkdir -p "$CACHE/src"
-    if ! apt-cache showsrc mpich 2>/dev/null | grep -q "^Version: $MPICH_VERSION"; then
-        [ "$(id -u)" -eq 0 ] || suite_skip "no deb-src entry for mpich $MPICH_VERSION and not root: give --source, or add a deb-src line and run apt-get update"
-        local list=/etc/apt/sources.list.d/ostio-deb-src.sources uri suite
-        say "adding $list (Debian's source packages) and running apt-get update"
-        uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
-        suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-        printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-            "${uri:-http://deb.debian.org/debian}" "$suite" >"$list"
-        apt-get update -qq >&2 || suite_skip "apt-get update failed"
-    fi
-    say "apt-get source --download-only mpich=$MPICH_VERSION-* into $CACHE/src"
-    (cd "$CACHE/src" && apt-get source -qq --download-only "mpich=$(apt-cache showsrc mpich |
-        sed -n "s/^Version: \($MPICH_VERSION-.*\)/\1/p" | head -1)") >&2 ||
-        suite_skip "apt-get source mpich failed (is Debian's deb-src reachable?)"
-    [ -f "$tb" ] || suite_die "apt-get source left no $tb"
-    echo "$tb"
+    suite_debian_source mpich "$MPICH_VERSION" "$CACHE/src" MPICH_SOURCE
 }
 
 # build NAME: TESTDIR/NAME from NAME.c or NAME.c.in (ROMIO's @LL@ -> lld).

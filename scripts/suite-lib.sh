@@ -36,6 +36,35 @@ suite_skip() {
     exit 77
 }
 
+# suite_debian_source PKG VERSION DIR ENVVAR: prints DIR/PKG_VERSION.orig.tar.xz,
+# downloading it first with `apt-get source --download-only` when it is not there
+# (as root, after adding a deb-src entry of our own when apt has none for
+# PKG VERSION); skips (77) when that cannot be done. ENVVAR names the variable
+# that gives a source instead, for the messages. Needs say().
+suite_debian_source() {
+    local pkg=$1 ver=$2 dir=$3 var=$4
+    local tb=$dir/${pkg}_$ver.orig.tar.xz
+    [ -f "$tb" ] && { echo "$tb"; return 0; }
+    command -v apt-get >/dev/null || suite_skip "no source: give --source or $var (no apt-get here for Debian's source package)"
+    mkdir -p "$dir"
+    if ! apt-cache showsrc "$pkg" 2>/dev/null | grep -q "^Version: $ver"; then
+        [ "$(id -u)" -eq 0 ] || suite_skip "no deb-src entry for $pkg $ver and not root: give --source, or add a deb-src line and run apt-get update"
+        local list=/etc/apt/sources.list.d/ostio-deb-src.sources uri suite
+        say "adding $list (Debian's source packages) and running apt-get update"
+        uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+        suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+        printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+            "${uri:-http://deb.debian.org/debian}" "$suite" >"$list"
+        apt-get update -qq >&2 || suite_skip "apt-get update failed"
+    fi
+    say "apt-get source --download-only $pkg=$ver-* into $dir"
+    (cd "$dir" && apt-get source -qq --download-only "$pkg=$(apt-cache showsrc "$pkg" |
+        sed -n "s/^Version: \($ver-.*\)/\1/p" | head -1)") >&2 ||
+        suite_skip "apt-get source $pkg failed (is Debian's deb-src reachable?)"
+    [ -f "$tb" ] || suite_die "apt-get source left no $tb"
+    echo "$tb"
+}
+
 # suite_setup ROOT: a fresh output tree.
 suite_setup() {
     rm -rf "$1"
