@@ -13,17 +13,22 @@
 #   scripts/deps.sh --suites     also autoconf, automake, libtool and m4: building
 #                                PnetCDF's test suite from its source release
 #                                (scripts/pnetcdf-tests.sh, docs/suites.md)
+#   scripts/deps.sh --pfs        also Ceph's mon, mgr, osd, mds, ceph-fuse, the ceph
+#                                tool and attr: the CephFS test bed (scripts/pfs.sh,
+#                                docs/pfs.md); installed as root, otherwise printed
+#                                (the pfs tests are then skipped, not failed)
 # The options may be combined.
 set -euo pipefail
 
-openmpi=0 mpi4py=0 suites=0
+openmpi=0 mpi4py=0 suites=0 pfs=0
 for arg in "$@"; do
   case "$arg" in
     --openmpi) openmpi=1 ;;
     --mpi4py) mpi4py=1 ;;
     --suites) suites=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
-    *) echo "deps.sh: unknown argument '$arg' (accepted: --openmpi, --mpi4py, --suites, --help)" >&2; exit 2 ;;
+    --pfs) pfs=1 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "deps.sh: unknown argument '$arg' (accepted: --openmpi, --mpi4py, --suites, --pfs, --help)" >&2; exit 2 ;;
   esac
 done
 
@@ -74,6 +79,19 @@ if [ "$suites" = 1 ]; then
   need m4 m4
 fi
 
+# The CephFS test bed (ceph 16.2 on Debian 12; nothing starts by itself): optional like
+# HDF5, installed as root, otherwise printed; without them the pfs tests skip.
+pfs_pkgs=()
+if [ "$pfs" = 1 ]; then
+  for pair in ceph-mon:ceph-mon ceph-mgr:ceph-mgr ceph-osd:ceph-osd ceph-mds:ceph-mds \
+              ceph-fuse:ceph-fuse ceph:ceph-common monmaptool:ceph-common getfattr:attr \
+              nsenter:util-linux mountpoint:util-linux; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || pfs_pkgs+=("${pair#*:}")
+  done
+  # shellcheck disable=SC2207
+  [ ${#pfs_pkgs[@]} -eq 0 ] || pfs_pkgs=($(printf '%s\n' "${pfs_pkgs[@]}" | sort -u))
+fi
+
 had_openmpi=1
 if [ "$openmpi" = 1 ]; then
   command -v mpicc.openmpi >/dev/null 2>&1 || { missing_pkgs+=(libopenmpi-dev); had_openmpi=0; }
@@ -117,6 +135,18 @@ if [ ${#missing_pkgs[@]} -eq 0 ] && [ ${#hdf5_pkgs[@]} -gt 0 ]; then
     keep_mpich_default
   else
     echo "ostio: optional, for the HDF5 tests and bench: sudo apt-get install -y ${hdf5_pkgs[*]}" >&2
+  fi
+fi
+if [ ${#pfs_pkgs[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "ostio: installing the CephFS test bed: ${pfs_pkgs[*]}" >&2
+    { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pfs_pkgs[@]}" ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+          --no-install-recommends "${pfs_pkgs[@]}"; }; } >/dev/null ||
+      echo "ostio: could not install ${pfs_pkgs[*]} (the pfs tests are skipped)" >&2
+  else
+    echo "ostio: optional, for the CephFS test bed (scripts/pfs.sh, the pfs tests):" \
+         "sudo apt-get install -y --no-install-recommends ${pfs_pkgs[*]}" >&2
   fi
 fi
 if [ ${#missing_pkgs[@]} -eq 0 ]; then

@@ -66,7 +66,11 @@ holder_of() { pid_of "holder.node$1"; }
 pick_port() {
   local p
   local used
-  used=$(ss -Htan 2>/dev/null | awk '{print $4}' | sed 's/.*://' | sort -un)
+  # Every local TCP port in use or waiting (IPv4 and IPv6), from /proc (no iproute2 needed).
+  local _ addr _rest
+  used=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | while read -r _ addr _rest; do
+    case $addr in *:*) echo $((16#${addr##*:})) ;; esac
+  done | sort -un)
   p=$((20000 + $(printf '%s' "$DIR" | cksum | cut -d' ' -f1) % 400 * 100))
   # A block of 100 ports nobody uses: the mon's, then the OSDs' and the mds's (ms_bind_port_*).
   while printf '%s\n' "$used" | awk -v lo="$p" -v hi=$((p + 99)) '$1 >= lo && $1 <= hi {f = 1} END {exit !f}'; do
@@ -217,7 +221,7 @@ cmd_up() {
   [ "$(id -u)" = 0 ] || die "up: needs root (mount namespaces and FUSE mounts)"
   [ -c /dev/fuse ] || die "up: no /dev/fuse (ceph-fuse needs it)"
   local b
-  for b in ceph ceph-mon ceph-mgr ceph-osd ceph-mds ceph-fuse monmaptool unshare nsenter mountpoint uuidgen ss; do
+  for b in ceph ceph-mon ceph-mgr ceph-osd ceph-mds ceph-fuse monmaptool unshare nsenter mountpoint; do
     command -v "$b" >/dev/null 2>&1 || die "up: $b not found (scripts/deps.sh --pfs installs the packages)"
   done
   if [ -e "$DIR" ]; then die "up: $DIR exists (another test bed? 'OSTIO_PFS_DIR=$DIR scripts/pfs.sh down' first)"; fi
@@ -227,7 +231,7 @@ cmd_up() {
   echo "$port" >"$DIR/port"
   echo "$clients" >"$DIR/nodes"
   echo "$store" >"$DIR/store"
-  fsid=$(uuidgen)
+  fsid=$(cat /proc/sys/kernel/random/uuid)
   write_conf "$port" "$fsid" "$store"
   echo "pfs.sh: $DIR: mon on 127.0.0.1:$port, $NOSD OSDs ($store), $clients clients" >&2
 
@@ -240,7 +244,7 @@ cmd_up() {
 
   local i uuid id
   for i in $(seq 0 $((NOSD - 1))); do
-    uuid=$(uuidgen)
+    uuid=$(cat /proc/sys/kernel/random/uuid)
     id=$(c osd new "$uuid") || fail_daemon mon.a "ceph osd new failed"
     mkdir -p "$DIR/osd/$id"
     ceph-osd -c "$CONF" -i "$id" --mkfs --osd-uuid "$uuid" </dev/null >"$DIR/log/mkfs.osd.$id.out" 2>&1 ||

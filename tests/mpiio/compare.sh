@@ -28,7 +28,8 @@
 # PRELOAD_LIB 'none': the native run only (the program checked against ROMIO
 # where the interposer is not built; OSTIO_CLI and KIND are then unused).
 # MPIIO_COMPARE_KEEP=1 keeps the directory; MPIIO_RUN_TIMEOUT (default 120 s)
-# bounds each run.
+# bounds each run. MPIIO_COMPARE_HINTS=key=value[:key=value...] adds hints to the
+# ostio and passthru runs' OSTIO_HINTS (tests/pfs: ostio_strategy=NAME).
 set -u
 
 if [ $# -lt 6 ]; then
@@ -46,6 +47,7 @@ logstaged) HINTS=() ;; # set below: the stage directory is in DIR
     exit 2
     ;;
 esac
+EXTRA=${MPIIO_COMPARE_HINTS:-}
 NATIVE_ONLY=0
 [ "$PRELOAD" = none ] && NATIVE_ONLY=1
 for f in "$PROG" $([ $NATIVE_ONLY = 1 ] || echo "${PRELOAD//:/ }" "$CLI"); do
@@ -65,6 +67,9 @@ mkdir -p "$DIR/native" "$DIR/ostio" "$DIR/passthru" "$DIR/flat" "$DIR/elsewhere"
 if [ "$KIND" = logstaged ]; then # log containers staged in DIR/stage (docs/staging.md)
     HINTS=("OSTIO_HINTS=*:ostio_container=log:ostio_stage_dir=$DIR/stage")
     KIND=log
+fi
+if [ -n "$EXTRA" ]; then
+    if [ ${#HINTS[@]} -eq 0 ]; then HINTS=("OSTIO_HINTS=*:$EXTRA"); else HINTS=("${HINTS[0]}:$EXTRA"); fi
 fi
 NAME=$(basename "$PROG")
 FAIL=0
