@@ -170,13 +170,22 @@ unmount_client() { # unmount node N's ceph-fuse (also after it was killed), stop
   rm -f "$DIR/run/client.node$n.pid"
 }
 
-stop_pid() { # TERM, up to 15 s, then KILL: only a pid from our own files
-  local p=${1:-} i
-  pid_alive "$p" || return 0
-  kill -TERM "$p" 2>/dev/null || true
-  for i in $(seq 150); do pid_alive "$p" || return 0; sleep 0.1; done
-  kill -KILL "$p" 2>/dev/null || true
-  for i in $(seq 50); do pid_alive "$p" || return 0; sleep 0.1; done
+stop_pid() { # stop_pid PID...: TERM to all, up to 15 s, then KILL: only pids from our own files
+  local p i live=()
+  for p in "$@"; do pid_alive "$p" && live+=("$p"); done
+  [ ${#live[@]} -gt 0 ] || return 0
+  kill -TERM "${live[@]}" 2>/dev/null || true
+  for i in $(seq 150); do
+    live=($(for p in "${live[@]}"; do pid_alive "$p" && echo "$p"; done))
+    [ ${#live[@]} -gt 0 ] || return 0
+    sleep 0.1
+  done
+  kill -KILL "${live[@]}" 2>/dev/null || true
+  for i in $(seq 50); do
+    live=($(for p in "${live[@]}"; do pid_alive "$p" && echo "$p"; done))
+    [ ${#live[@]} -gt 0 ] || return 0
+    sleep 0.1
+  done
 }
 
 wait_for() { # wait_for DAEMON WHAT CMD...: CMD until it succeeds, bounded
@@ -280,11 +289,13 @@ cmd_down() {
     n=${n%.pid}
     unmount_client "$n"
   done
-  for f in "$DIR"/run/mds.*.pid "$DIR"/run/osd.*.pid "$DIR"/run/mgr.*.pid "$DIR"/run/mon.*.pid "$DIR"/run/holder.node*.pid; do
-    [ -e "$f" ] || continue
-    stop_pid "$(cat "$f" 2>/dev/null)"
-    rm -f "$f"
+  # The mds first (it writes to the OSDs on its way out), then the rest together.
+  local pids=()
+  for f in "$DIR"/run/mds.*.pid; do [ -e "$f" ] && stop_pid "$(cat "$f" 2>/dev/null)"; done
+  for f in "$DIR"/run/osd.*.pid "$DIR"/run/mgr.*.pid "$DIR"/run/mon.*.pid "$DIR"/run/holder.node*.pid; do
+    [ -e "$f" ] && pids+=("$(cat "$f" 2>/dev/null)")
   done
+  stop_pid "${pids[@]}"
   # Nothing may still be mounted under it (the host namespace never mounts there).
   if mountpoint -q "$MNT" 2>/dev/null; then umount -l "$MNT" || true; fi
   rm -rf "$DIR"
