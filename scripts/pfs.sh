@@ -170,19 +170,24 @@ unmount_client() { # unmount node N's ceph-fuse (also after it was killed), stop
   rm -f "$DIR/run/client.node$n.pid"
 }
 
+alive_of() { # the PIDs still running
+  local p
+  for p in "$@"; do if pid_alive "$p"; then echo "$p"; fi; done
+}
+
 stop_pid() { # stop_pid PID...: TERM to all, up to 15 s, then KILL: only pids from our own files
   local p i live=()
   for p in "$@"; do pid_alive "$p" && live+=("$p"); done
   [ ${#live[@]} -gt 0 ] || return 0
   kill -TERM "${live[@]}" 2>/dev/null || true
   for i in $(seq 150); do
-    live=($(for p in "${live[@]}"; do pid_alive "$p" && echo "$p"; done))
+    live=($(alive_of "${live[@]}"))
     [ ${#live[@]} -gt 0 ] || return 0
     sleep 0.1
   done
   kill -KILL "${live[@]}" 2>/dev/null || true
   for i in $(seq 50); do
-    live=($(for p in "${live[@]}"; do pid_alive "$p" && echo "$p"; done))
+    live=($(alive_of "${live[@]}"))
     [ ${#live[@]} -gt 0 ] || return 0
     sleep 0.1
   done
