@@ -162,22 +162,58 @@ static void merge_op(void *invec, void *inoutvec, int *len, MPI_Datatype *type)
   }
 }
 
-/* Folds every rank's stats into *all on rank 0. 0, or -1 when MPI failed. */
-static int reduce_to_root(MPI_Comm comm, const ostio__stats *s, ostio__stats_reduced *all)
+/* Folds every rank's stats into *all on rank 0; on a communicator of at
+ * most OSTIO__STATS_GATHER_RANKS ranks also gathers each rank's record into
+ * *ranks (rank 0: malloc'ed, *nranks of them; NULL when not gathered or out
+ * of memory: the report then has no per-rank list). 0, or -1 when MPI
+ * failed. */
+static int reduce_to_root(MPI_Comm comm, const ostio__stats *s, ostio__stats_reduced *all,
+                          ostio__stats_rank **ranks, int *nranks)
 {
   ostio__stats_reduced mine;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
-  int rc = 0;
+  int rc = 0, rank = 0, size = 0;
+  *ranks = NULL;
+  *nranks = 0;
   ostio__stats_reduced_init(&mine);
   ostio__stats_reduced_init(all);
-  ostio__stats_fold(&mine, s);
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+    return -1;
+  ostio__stats_fold_rank(&mine, s, rank);
+  if (size <= OSTIO__STATS_GATHER_RANKS) {
+    /* Every rank takes part whatever rank 0's malloc gave (a NULL receive
+     * buffer is refused by MPI at the root only: one byte on failure). */
+    ostio__stats_rank me, one;
+    ostio__stats_rank_of(s, rank, &me);
+    ostio__stats_rank *buf = NULL;
+    if (rank == 0) buf = malloc((size_t)size * sizeof *buf);
+    int ok = rank != 0 || buf != NULL;
+    if (MPI_Bcast(&ok, 1, MPI_INT, 0, comm) != MPI_SUCCESS) {
+      free(buf);
+      return -1;
+    }
+    if (ok) {
+      if (MPI_Gather(&me, (int)sizeof me, MPI_BYTE, rank == 0 ? (void *)buf : (void *)&one,
+                     (int)sizeof me, MPI_BYTE, 0, comm) != MPI_SUCCESS) {
+        free(buf);
+        return -1;
+      }
+      *ranks = buf;
+      *nranks = rank == 0 ? size : 0;
+    }
+  }
   if (MPI_Type_contiguous((int)sizeof mine, MPI_BYTE, &type) != MPI_SUCCESS ||
       MPI_Type_commit(&type) != MPI_SUCCESS || MPI_Op_create(merge_op, 1, &op) != MPI_SUCCESS ||
       MPI_Reduce(&mine, all, 1, type, op, 0, comm) != MPI_SUCCESS)
     rc = -1;
   if (op != MPI_OP_NULL) MPI_Op_free(&op);
   if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
+  if (rc < 0) {
+    free(*ranks);
+    *ranks = NULL;
+    *nranks = 0;
+  }
   return rc;
 }
 
@@ -210,69 +246,10 @@ static void warn_once(int *flag, const char *what)
   fflush(stderr);
 }
 
-/* Writes doc to path so that path always holds a whole document: a
- * temporary next to it, then rename. A path that exists and is not a
- * regular file (a terminal, /dev/stdout, a FIFO with a reader) is written
- * in place, never blocking. 0 or an errno, with what failed in why. */
-static int write_doc(const char *path, const char *doc, char *why, size_t cap)
-{
-  char q[80], *tmp = NULL, *real = NULL;
-  struct stat st;
-  int e = 0, fd;
-  quote_plain(q, sizeof q, path);
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-      e = errno;
-      snprintf(why, cap, "OSTIO_STATS=json:%s: cannot open it for writing: %s", q, strerror(e));
-      return e;
-    }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    e = ostio__write_full(fd, doc, strlen(doc));
-    if (close(fd) != 0 && !e) e = errno;
-    if (e) snprintf(why, cap, "OSTIO_STATS=json:%s: writing the statistics failed: %s", q,
-                    strerror(e));
-    return e;
-  }
-  /* A symbolic link is followed, not replaced. */
-  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) real = realpath(path, NULL);
-  const char *target = real ? real : path;
-  size_t n = strlen(target) + 48;
-  tmp = malloc(n);
-  if (!tmp) {
-    free(real);
-    snprintf(why, cap, "OSTIO_STATS=json:%s: out of memory", q);
-    return ENOMEM;
-  }
-  snprintf(tmp, n, "%s.tmp.%ld", target, (long)getpid());
-  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
-  if (fd < 0 && errno == EEXIST) { /* left by a crashed process that had our pid */
-    unlink(tmp);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
-  }
-  if (fd < 0) {
-    e = errno;
-    snprintf(why, cap, "OSTIO_STATS=json:%s: cannot create a file next to it: %s", q,
-             strerror(e));
-  } else {
-    e = ostio__write_full(fd, doc, strlen(doc));
-    if (close(fd) != 0 && !e) e = errno;
-    if (!e && rename(tmp, target) != 0) e = errno;
-    if (e) {
-      snprintf(why, cap, "OSTIO_STATS=json:%s: writing the statistics failed: %s", q,
-               strerror(e));
-      unlink(tmp);
-    }
-  }
-  free(tmp);
-  free(real);
-  return e;
-}
-
 /* Rank 0: adds the file to the job document of path and rewrites it. */
 static void emit_json(const char *path, const ostio__stats_reduced *all,
-                      const ostio__stats_info *info, const ostio__stats_jobid *id)
+                      const ostio__stats_info *info, const ostio__stats_jobid *id,
+                      const ostio__stats_rank *ranks, int nranks)
 {
   char why[700];
   char *doc = NULL;
@@ -294,11 +271,11 @@ static void emit_json(const char *path, const ostio__stats_reduced *all,
   ostio__stats_job_set_id(cur_job, id);
   char saved[512];
   snprintf(saved, sizeof saved, "%s", ostio_last_error());
-  int rc = ostio__stats_job_add(cur_job, all, info);
+  int rc = ostio__stats_job_add_ranks(cur_job, all, info, ranks, nranks);
   if (rc == 0) rc = ostio__stats_job_format(cur_job, &doc);
   if (rc < 0) {
     warn_once(&warned_write, ostio_last_error());
-  } else if (write_doc(path, doc, why, sizeof why) != 0) {
+  } else if (ostio__stats_write_doc(path, doc, why, sizeof why) != 0) {
     warn_once(&warned_write, why);
   }
   ostio__set_detail(saved);
@@ -366,7 +343,9 @@ int ostio__stats_report(MPI_Comm comm, const ostio__stats *s, const ostio__stats
     return 0;
 
   ostio__stats_reduced all;
-  if (reduce_to_root(comm, s, &all) != 0) {
+  ostio__stats_rank *ranks = NULL;
+  int nranks = 0;
+  if (reduce_to_root(comm, s, &all, &ranks, &nranks) != 0) {
     if (rank == 0) {
       pthread_mutex_lock(&state_lock);
       warn_once(&warned_write, "OSTIO_STATS: reducing the statistics to rank 0 failed");
@@ -376,8 +355,9 @@ int ostio__stats_report(MPI_Comm comm, const ostio__stats *s, const ostio__stats
   }
   if (rank != 0) return 0;
   pthread_mutex_lock(&state_lock);
-  if (mode == OSTIO__STATS_JSON) emit_json(path, &all, info, &id);
+  if (mode == OSTIO__STATS_JSON) emit_json(path, &all, info, &id, ranks, nranks);
   else emit_text(&all, info);
   pthread_mutex_unlock(&state_lock);
+  free(ranks);
   return 0;
 }
