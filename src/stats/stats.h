@@ -202,6 +202,8 @@ typedef struct ostio__stats_jobid {
   int world_rank, world_size; /* in MPI_COMM_WORLD (0 and 1 without MPI)           */
 } ostio__stats_jobid;
 void ostio__stats_jobid_get(ostio__stats_jobid *id);
+/* The same without MPI: world rank 0 of 1 (libostio-preload.so). */
+void ostio__stats_jobid_env(ostio__stats_jobid *id);
 /* Pure: pattern with %r (world rank), %p (pid), %j (job id, '/' made '_')
  * and %% expanded. OSTIO_EINVAL for another or a final '%', OSTIO_ERANGE
  * when out is too small. Sets no error detail. */

@@ -14,21 +14,7 @@
 #include <unistd.h>
 
 #include "core/fdio.h"
-
-/* "%.64s" of text with control characters shown as '?' (one line). */
-static void quote_plain(char *buf, size_t cap, const char *text)
-{
-  size_t j = 0, n = strlen(text);
-  for (size_t i = 0; i < n && i < 64 && j + 1 < cap; i++) {
-    unsigned char c = (unsigned char)text[i];
-    buf[j++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-  }
-  if (n > 64 && j + 4 < cap) {
-    memcpy(buf + j, "...", 3);
-    j += 3;
-  }
-  buf[j] = '\0';
-}
+#include "stats/stats_impl.h"
 
 /* Writes doc to path so that path always holds a whole document: a
  * temporary next to it, then rename. A path that exists and is not a
@@ -39,7 +25,7 @@ int ostio__stats_write_doc(const char *path, const char *doc, char *why, size_t 
   char q[80], *tmp = NULL, *real = NULL;
   struct stat st;
   int e = 0, fd;
-  quote_plain(q, sizeof q, path);
+  ostio__stats_quote(q, sizeof q, path);
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
