@@ -292,13 +292,14 @@ def report_stats(doc, src):
             what = "no striping (%s)" % lay.get("source")
         load = ""
         if cval(f, "aggr_calls"):
-            load = "; objects max %d mean %.2f, OSTs max %d mean %.2f" % (
+            load = ";\n    objects max %d mean %.2f, OSTs max %d mean %.2f" % (
                 d["objects_per_aggregator_max"], d["objects_per_aggregator_mean"] or 0,
                 d["osts_per_aggregator_max"], d["osts_per_aggregator_mean"] or 0)
         objs = cval(f, "objfiles_written")
         if objs:
             load += "; %d object files written" % objs
-        p("  %s: %s%s" % (short(f["file"], 36), what, load))
+        p("  %s:" % short(f["file"], 76))
+        p("    %s%s" % (what, load))
     p("  (bytes per OST are not recorded; these are the counts each aggregator touched)")
     p("")
     p("Per-rank imbalance (time in the library; bytes moved)")
@@ -309,13 +310,13 @@ def report_stats(doc, src):
             continue
         ratio = "%.2f" % (sl["time"] / fa["time"]) if fa and fa["time"] else "-"
         who = lambda r: "rank %d%s" % (r["rank"], " (%s pid %s)" % (r["host"], r["pid"]) if r.get("host") else "")
-        line = "  %s: slowest %s %.3f s, fastest %s %.3f s, slowest/fastest %s" % (
-            short(f["file"], 36), who(sl), sl["time"], who(fa), fa["time"], ratio)
+        p("  %s:" % short(f["file"], 76))
+        p("    slowest %s %.3f s, fastest %s %.3f s, slowest/fastest %s" % (
+            who(sl), sl["time"], who(fa), fa["time"], ratio))
         rk = f.get("ranks") or []
         if rk:
             bts = [r["bytes_written"] + r["bytes_read"] for r in rk]
-            line += "; bytes per rank %s to %s" % (size(min(bts)), size(max(bts)))
-        p(line)
+            p("    bytes per rank %s to %s over %d ranks" % (size(min(bts)), size(max(bts)), len(rk)))
     p("")
     w, r = hist_of(s)
     p("Access sizes (system read/write calls; preloaded files: the program's calls)")
