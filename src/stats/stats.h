@@ -232,8 +232,8 @@ int ostio__stats_job_format(const ostio__stats_job *job, char **out);
 void ostio__stats_job_free(ostio__stats_job *job);
 #define OSTIO__STATS_MAX_FILES 1024
 /* Per-rank records: gathered for files of at most OSTIO__STATS_GATHER_RANKS
- * ranks; at most OSTIO__STATS_MAX_RANK_RECS kept per document (~90 bytes of
- * JSON each: about 1.5 MiB). */
+ * ranks; at most OSTIO__STATS_MAX_RANK_RECS kept per document (~150 bytes of
+ * JSON each: about 2.3 MiB). */
 #define OSTIO__STATS_GATHER_RANKS 1024
 #define OSTIO__STATS_MAX_RANK_RECS 16384
 
