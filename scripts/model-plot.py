@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 """Plot of an `ostio model --plot PREFIX` sweep: PREFIX.csv -> OUT.png or OUT.svg.
+`ostio model --plot PREFIX` runs it for PREFIX.png (installed in PREFIX/share/ostio).
 
 usage: scripts/model-plot.py PREFIX.csv OUT.png|OUT.svg [--title TEXT]
 
 One line per strategy: predicted MB/s against the swept value (ranks or stripe
-count; a log-2 axis when the values double). `ostio model` writes an SVG and
-a plain PNG itself; this script makes a nicer (anti-aliased) PNG or SVG.
+count; a log-2 axis when the values double). `ostio model` writes the SVG itself
+and runs this script for the PNG.
 Needs matplotlib (Debian: python3-matplotlib; scripts/deps.sh installs it).
 Exit status: 0 written, 1 bad input, 2 usage error, 3 matplotlib missing.
 """
 import csv
+import os
 import sys
 
 
 def main(argv):
+    full_argv = list(argv)
     if any(a in ("-h", "--help") for a in argv):
         print(__doc__.strip())
         return 0
@@ -52,10 +55,17 @@ def main(argv):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("model-plot.py: matplotlib is missing (apt-get install python3-matplotlib)",
-              file=sys.stderr)
+        # Debian's python3 has python3-matplotlib; another python3 first in
+        # PATH (pyenv, a venv) may not: the same command with Debian's.
+        deb = "/usr/bin/python3"
+        if (os.environ.get("OSTIO_PLOT_REEXEC") != "1" and os.access(deb, os.X_OK)
+                and os.path.realpath(sys.executable) != os.path.realpath(deb)):
+            os.environ["OSTIO_PLOT_REEXEC"] = "1"
+            os.execv(deb, [deb, os.path.abspath(__file__)] + full_argv)
+        print("model-plot.py: matplotlib is missing for %s (apt-get install "
+              "python3-matplotlib)" % sys.executable, file=sys.stderr)
         return 3
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    fig, ax = plt.subplots(figsize=(8, 4.8), dpi=100)
     xs = sorted({x for pts in series.values() for x, _ in pts})
     for name, pts in series.items():
         pts.sort()

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks an OSTIO_STATS=json:PATH document (format "ostio-stats", version 2)
+"""Checks an OSTIO_STATS=json:PATH document (format "ostio-stats", version 2;
+also the per-rank records and access sizes of issue 31 when present)
 with Python's json module and prints facts about it, one `key=value` per line,
 for the C tests to compare (tests/test_stats_mpi.c). Exit status 1, with the
 reason on stderr, when the document does not parse or breaks the format
@@ -51,6 +52,44 @@ def main():
                     "timers", "derived"):
             if key not in f:
                 fail("a file has no %s" % key)
+    # Issue 31: access sizes, slowest/fastest rank and per-rank records (new
+    # keys in version 2; a document from before has none of them).
+    buckets = ["0-100", "100-1K", "1K-10K", "10K-100K", "100K-1M", "1M-4M", "4M-10M",
+               "10M-100M", "100M-1G", "1G+"]
+    for f in files:
+        if "access_sizes" not in f:
+            continue
+        h = f["access_sizes"]
+        if h["buckets"] != buckets or len(h["write"]) != 10 or len(h["read"]) != 10:
+            fail("%s: access_sizes is not Darshan's ten buckets" % f["file"])
+        for kind, n in (("write", "sys_writes"), ("read", "sys_reads")):
+            if sum(h[kind]) != f["counters"][n]["sum"]:
+                fail("%s: access_sizes %s add up to %d, %s is %d"
+                     % (f["file"], kind, sum(h[kind]), n, f["counters"][n]["sum"]))
+        for key in ("slowest_rank", "fastest_rank", "ranks"):
+            if key not in f:
+                fail("%s: access_sizes but no %s" % (f["file"], key))
+        if f["ranks"] is not None:
+            rk = f["ranks"]
+            if len(rk) != f["nprocs"]:
+                fail("%s: %d rank records for %d ranks" % (f["file"], len(rk), f["nprocs"]))
+            for key, ctr in (("bytes_written", ("bytes_written",)), ("bytes_read", ("bytes_read",)),
+                             ("writes", ("coll_writes", "indep_writes")),
+                             ("reads", ("coll_reads", "indep_reads"))):
+                got = sum(r[key] for r in rk)
+                want = sum(f["counters"][c]["sum"] for c in ctr)
+                if got != want:
+                    fail("%s: ranks' %s add up to %d, the counters give %d"
+                         % (f["file"], key, got, want))
+            slow = max(rk, key=lambda r: (r["time"], -r["rank"]))
+            if slow != f["slowest_rank"]:
+                fail("%s: slowest_rank %r, the records give %r" % (f["file"], f["slowest_rank"], slow))
+    if "access_sizes" in summ and summ["files_omitted"] == 0:
+        for kind in ("write", "read"):
+            want = [sum(f["access_sizes"][kind][b] for f in files) for b in range(10)]
+            if summ["access_sizes"][kind] != want:
+                fail("summary access_sizes %s %r, the files give %r"
+                     % (kind, summ["access_sizes"][kind], want))
     # With nothing omitted, the summary is the fold of the files.
     if summ["files_omitted"] == 0 and files:
         for n in names:
@@ -83,6 +122,15 @@ def main():
     print("objects_max=%d" % summ["counters"]["objects_max"])
     print("strategies=%s" % ",".join("%s:%d" % kv for kv in sorted(summ["strategies"].items())))
     print("slowest=%s" % (summ["slowest_file"]["file"] if files else None))
+    # Issue 31: the first file's per-rank records, rank:bytes_written:bytes_read:writes:reads.
+    rk = (files[0].get("ranks") or []) if files else []
+    print("ranks=%s" % "|".join("%d:%d:%d:%d:%d" % (r["rank"], r["bytes_written"], r["bytes_read"],
+                                                   r["writes"], r["reads"]) for r in rk))
+    sr = files[0].get("slowest_rank") if files else None
+    print("slowest_rank=%s" % (sr["rank"] if sr else None))
+    h = summ.get("access_sizes")
+    print("sizes_write=%s" % (",".join(str(x) for x in h["write"]) if h else None))
+    print("sizes_read=%s" % (",".join(str(x) for x in h["read"]) if h else None))
     print("unknown_hints=%s" % "|".join(u["key"] + ">" + str(u["suggestion"])
                                         for u in summ["unknown_hints"]))
     return 0

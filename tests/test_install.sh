@@ -38,6 +38,8 @@ expected=(bin/ostio bin/ostio-bench include/ostio.h
 [ "$preload" = 1 ] && expected+=("$libdir/libostio-preload.so")
 expected+=("$libdir/libostio-mpiio.so")
 [ "$man" = 1 ] && expected+=(share/man/man1/ostio.1 share/man/man1/ostio-bench.1)
+# issue 31 (i31-stats): the Python halves of `ostio report` and `ostio model --plot`.
+expected+=(share/ostio/ostio-report.py share/ostio/model-plot.py)
 for f in "${expected[@]}"; do
   [ -e "$prefix/$f" ] || fail "$f is not installed"
 done
@@ -118,6 +120,9 @@ LD_LIBRARY_PATH="$prefix/$libdir" "$prefix/bin/ostio" --version | grep '^ostio '
   fail "bin/ostio --version"
 LD_LIBRARY_PATH="$prefix/$libdir" "$prefix/bin/ostio-bench" --help | grep 'ostio-bench' >/dev/null ||
   fail "bin/ostio-bench --help"
+# issue 31 (i31-stats): the installed `ostio report` runs the installed script.
+LD_LIBRARY_PATH="$prefix/$libdir" "$prefix/bin/ostio" report --help > "$tmp/report-help" &&
+  grep '^usage: ostio report' "$tmp/report-help" >/dev/null || fail "bin/ostio report --help"
 if [ "$man" = 1 ] && command -v man >/dev/null 2>&1; then
   for page in ostio ostio-bench; do
     [ "$(MANPATH="$prefix/share/man" man -w "$page")" = "$prefix/share/man/man1/$page.1" ] ||

@@ -26,6 +26,7 @@ static void stats_of(int r, ostio__stats *s)
   memset(s, 0, sizeof *s);
   s->c[OSTIO__STAT_coll_writes] = r + 1;
   s->c[OSTIO__STAT_sys_writes] = 2 * (r + 1);
+  s->hist[OSTIO__HIST_WRITE][4] = 2 * (r + 1); /* the same writes by size (issue 31) */
   s->c[OSTIO__STAT_aggr_calls] = 1;
   s->c[OSTIO__STAT_objects_touched] = 2 * (r + 1);
   s->c[OSTIO__STAT_objects_max] = 10 + r;

@@ -133,6 +133,7 @@ void ostio__io_call_begin(ostio__io *io, int is_write, const ostio__io_preq *q, 
   }
   if (!io->stats) return;
   ostio__stat_add(io->stats, is_write ? OSTIO__STAT_sys_writes : OSTIO__STAT_sys_reads, 1);
+  ostio__stat_hist(io->stats, is_write, (int64_t)c->len);
   if (is_write) count_stripes(io, off, c->len);
   if (q->obj >= 0 && io->obj_used && !(io->obj_used[q->obj] & (is_write ? 1 : 2))) {
     io->obj_used[q->obj] |= is_write ? 1 : 2;

@@ -18,8 +18,10 @@
 #include "container/container.h"
 #include "container/store.h"
 #include "core/error.h"
+#include "core/clock.h"
 #include "hints/hints.h"
 #include "preload/preload.h"
+#include "stats/stats.h"
 
 struct ostio__pl_obj {
   ostio__pl_obj *next;
@@ -35,6 +37,8 @@ struct ostio__pl_obj {
   int nlocks;                /* fcntl locks this process holds on it         */
   pid_t unlinked;            /* renamed away by unlink in this pid: removed at
                               * its last close (0: not unlinked)              */
+  ostio__stats st;           /* this process's calls on it since the last report
+                              * (plstats.c; under mu)                          */
 };
 
 /* After a fork the processes of the tree publish every write (a kind with
@@ -111,8 +115,36 @@ static ostio__pl_obj *reg_find(dev_t dev, ino_t ino)
   return NULL;
 }
 
+/* The statistics of o's calls since the last report (plstats.c; OSTIO_STATS
+ * off: nothing), then zeroed. */
+static void obj_report(ostio__pl_obj *o)
+{
+  ostio__stats st;
+  pthread_mutex_lock(&o->mu);
+  st = o->st;
+  memset(&o->st, 0, sizeof o->st);
+  pthread_mutex_unlock(&o->mu);
+  ostio__pl_stats_report(o->path, &st);
+}
+
+/* One call on o counted (under o->mu): the program's read/write calls are
+ * both its independent calls and, for the report, its system calls. */
+static void count(ostio__pl_obj *o, int is_write, size_t len, double t0)
+{
+  ostio__stats *st = &o->st;
+  ostio__stat_add(st, is_write ? OSTIO__STAT_indep_writes : OSTIO__STAT_indep_reads, 1);
+  ostio__stat_add(st, is_write ? OSTIO__STAT_sys_writes : OSTIO__STAT_sys_reads, 1);
+  ostio__stat_add(st, is_write ? OSTIO__STAT_bytes_written : OSTIO__STAT_bytes_read,
+                  (int64_t)len);
+  ostio__stat_hist(st, is_write, (int64_t)len);
+  double dt = ostio__now() - t0;
+  st->t[OSTIO__T_time_io] += dt;
+  st->t[OSTIO__T_time_total] += dt;
+}
+
 static void obj_free(ostio__pl_obj *o)
 {
+  if (o->s) obj_report(o); /* opened (not a failed open) */
   int remove_it = o->unlinked && o->unlinked == getpid();
   if (o->s) o->ops->close(o->s, remove_it);
   if (o->lockfd >= 0) close(o->lockfd);
@@ -182,6 +214,8 @@ void ostio__pl_ctr_renamed(const char *newnorm)
 void ostio__pl_obj_exit(void)
 {
   pthread_mutex_lock(&reg_mu);
+  for (ostio__pl_obj *o = reg; o; o = o->next) /* still open at exit: reported now */
+    obj_report(o);
   for (ostio__pl_obj *o = reg; o; o = o->next)
     if (o->unlinked && o->unlinked == getpid()) {
       ostio__pl_ctr_remove(o->path);
@@ -326,10 +360,12 @@ int ostio__pl_obj_size(ostio__pl_obj *o, int64_t *size)
 ssize_t ostio__pl_obj_pread(ostio__pl_obj *o, void *buf, size_t len, int64_t off)
 {
   size_t got = 0;
+  double t0 = ostio__now();
   pthread_mutex_lock(&o->mu);
   int rc = catch_up(o);
   if (rc == 0 && !o->ops->pread) rc = unsupported(o, "read");
   else if (rc == 0) rc = fail(o->ops->pread(o->s, buf, len, off, &got), "cannot read", o->path);
+  if (rc == 0) count(o, 0, got, t0);
   pthread_mutex_unlock(&o->mu);
   return rc < 0 ? rc : (ssize_t)got;
 }
@@ -343,6 +379,7 @@ static int make_writable(ostio__pl_obj *o)
 ssize_t ostio__pl_obj_pwrite(ostio__pl_obj *o, const void *buf, size_t len, int64_t off,
                              int append, int64_t *endoff)
 {
+  double t0 = ostio__now();
   pthread_mutex_lock(&o->mu);
   int rc = make_writable(o);
   int64_t size;
@@ -350,6 +387,7 @@ ssize_t ostio__pl_obj_pwrite(ostio__pl_obj *o, const void *buf, size_t len, int6
   if (rc == 0 && len > 0 && !o->ops->pwrite) rc = unsupported(o, "write");
   else if (rc == 0 && len > 0) {
     rc = fail(o->ops->pwrite(o->s, buf, len, off), "cannot write", o->path);
+    if (rc == 0) count(o, 1, len, t0);
     if (rc == 0) rc = publish(o);
   }
   pthread_mutex_unlock(&o->mu);
@@ -434,6 +472,7 @@ void ostio__pl_obj_atfork(int phase)
   if (fork_gen) ostio__pl_forked = 1;
   for (ostio__pl_obj *o = reg; o; o = o->next) {
     o->seen_gen = gen_now();
+    if (phase == 2) memset(&o->st, 0, sizeof o->st); /* the parent's calls are the parent's */
     if (phase == 2 && o->ops->forked) o->ops->forked(o->s); /* the child's own writer */
     pthread_mutex_unlock(&o->mu);
   }

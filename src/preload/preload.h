@@ -252,6 +252,12 @@ int ostio__pl_ctr_unlink_open(const char *norm);
 void ostio__pl_ctr_renamed(const char *newnorm);
 /* At exit and _exit: removes the unlinked containers still open. */
 void ostio__pl_obj_exit(void);
+/* ---- plstats.c: OSTIO_STATS for the files the preload serves ---------------
+ * Reports st (this process's calls on the container at path since its last
+ * report) as OSTIO_STATS asks: off, text on stderr, or this process's JSON
+ * record next to PATH (docs/stats.md, "Preloaded programs"). Never fails. */
+struct ostio__stats;
+void ostio__pl_stats_report(const char *path, const struct ostio__stats *st);
 /* Writes every pending index record (the store's flush); with end (exit,
  * _exit, exec: the process stops using its writers) also ends staged
  * writers (the store's end). A spawn (posix_spawn, system, popen) only

@@ -36,6 +36,10 @@ const ostio__stats_timer_def ostio__stats_timers[OSTIO__NTIMER] = {
 #undef TIMER_
 };
 
+const char *const ostio__stats_hist_names[OSTIO__STATS_NHIST] = {
+  "0-100", "100-1K", "1K-10K", "10K-100K", "100K-1M", "1M-4M", "4M-10M", "10M-100M",
+  "100M-1G", "1G+"};
+
 #define STRAT_PREFIX "strategy_"
 
 const char *ostio__stats_counter_name(const char (*strat)[OSTIO__STATS_STRAT_NAME], int i,
@@ -126,9 +130,48 @@ void ostio__stats_reduced_init(ostio__stats_reduced *r)
   memset(r, 0, sizeof *r);
 }
 
+void ostio__stats_rank_of(const ostio__stats *s, int rank, ostio__stats_rank *out)
+{
+  memset(out, 0, sizeof *out);
+  out->rank = rank;
+  out->bytes_written = s->c[OSTIO__STAT_bytes_written];
+  out->bytes_read = s->c[OSTIO__STAT_bytes_read];
+  out->writes = ostio__stats_sat_add(s->c[OSTIO__STAT_coll_writes],
+                                     s->c[OSTIO__STAT_indep_writes]);
+  out->reads = ostio__stats_sat_add(s->c[OSTIO__STAT_coll_reads], s->c[OSTIO__STAT_indep_reads]);
+  const double *t = s->t;
+  double parts = t[OSTIO__T_time_plan] + t[OSTIO__T_time_exchange] + t[OSTIO__T_time_io] +
+                 t[OSTIO__T_time_wait];
+  out->time = t[OSTIO__T_time_total] > parts ? t[OSTIO__T_time_total] : parts;
+  if (!isfinite(out->time)) out->time = 0;
+  out->time_io = isfinite(t[OSTIO__T_time_io]) ? t[OSTIO__T_time_io] : 0;
+}
+
+/* a is slower than b (ties: the lower rank is the slowest and the fastest). */
+static int slower(const ostio__stats_rank *a, const ostio__stats_rank *b)
+{
+  return a->time > b->time || (a->time == b->time && a->rank < b->rank);
+}
+static int faster(const ostio__stats_rank *a, const ostio__stats_rank *b)
+{
+  return a->time < b->time || (a->time == b->time && a->rank < b->rank);
+}
+
 void ostio__stats_fold(ostio__stats_reduced *r, const ostio__stats *s)
 {
+  ostio__stats_fold_rank(r, s, r->nprocs);
+}
+
+void ostio__stats_fold_rank(ostio__stats_reduced *r, const ostio__stats *s, int rank)
+{
   int first = r->nprocs == 0;
+  ostio__stats_rank me;
+  ostio__stats_rank_of(s, rank, &me);
+  if (first || slower(&me, &r->slowest)) r->slowest = me;
+  if (first || faster(&me, &r->fastest)) r->fastest = me;
+  for (int w = 0; w < 2; w++)
+    for (int b = 0; b < OSTIO__STATS_NHIST; b++)
+      r->hist[w][b] = ostio__stats_sat_add(r->hist[w][b], s->hist[w][b]);
   if (first) memcpy(r->strat, s->strat, sizeof r->strat);
   for (int i = 0; i < OSTIO__NCOUNTER; i++) {
     int64_t v = s->c[i];
@@ -160,6 +203,11 @@ void ostio__stats_merge(ostio__stats_reduced *a, const ostio__stats_reduced *b)
     a->tsum[i] += b->tsum[i];
     if (b->tmax[i] > a->tmax[i]) a->tmax[i] = b->tmax[i];
   }
+  for (int w = 0; w < 2; w++)
+    for (int k = 0; k < OSTIO__STATS_NHIST; k++)
+      a->hist[w][k] = ostio__stats_sat_add(a->hist[w][k], b->hist[w][k]);
+  if (slower(&b->slowest, &a->slowest)) a->slowest = b->slowest;
+  if (faster(&b->fastest, &a->fastest)) a->fastest = b->fastest;
   a->nprocs += b->nprocs;
 }
 
@@ -300,6 +348,28 @@ int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_i
     if (r->nprocs > 0) snprintf(b, sizeof b, "%.6f", r->tsum[i] / r->nprocs);
     else snprintf(b, sizeof b, "-");
     ostio__sbuf_put(&s, COLS, ostio__stats_timers[i].name, a, b);
+  }
+  if (r->nprocs > 1) {
+    char line[256];
+    snprintf(line, sizeof line, "%d: %.6f s, %" PRId64 " B written, %" PRId64 " B read; "
+             "fastest rank %d: %.6f s", (int)r->slowest.rank, r->slowest.time,
+             r->slowest.bytes_written, r->slowest.bytes_read, (int)r->fastest.rank,
+             r->fastest.time);
+    put_wrapped(&s, "  slowest rank ", line);
+  }
+  for (int w = 0; w < 2; w++) {
+    char line[512];
+    size_t len = 0;
+    line[0] = '\0';
+    for (int k = 0; k < OSTIO__STATS_NHIST; k++) {
+      if (!r->hist[w][k]) continue;
+      int m = snprintf(line + len, sizeof line - len, "%s%s: %" PRId64, len ? ", " : "",
+                       ostio__stats_hist_names[k], r->hist[w][k]);
+      if (m > 0 && (size_t)m < sizeof line - len) len += (size_t)m;
+    }
+    if (len)
+      put_wrapped(&s, w == OSTIO__HIST_WRITE ? "  write sizes (B): " : "  read sizes (B): ",
+                  line);
   }
   ostio__stats_warning w[OSTIO__STATS_NWARN];
   int nw = ostio__stats_warnings(r, info->ncomponents > 0 ? info->stripe_size : 0, w,

@@ -92,9 +92,28 @@ typedef enum {
 #define OSTIO__NCOUNTER (OSTIO__NSTAT + OSTIO__STATS_NSTRAT)
 #define OSTIO__STAT_STRATEGY(i) ((ostio__stat_id)(OSTIO__NSTAT + (i)))
 
+/* Access sizes (issue 31): Darshan's ten buckets of request sizes, each
+ * bucket's upper bound inclusive (0-100 B, 100 B-1 KiB, ..., 1 GiB+). What
+ * is counted: the system read/write calls the library issues (for files
+ * served by libostio-preload.so, the program's own calls). */
+#define OSTIO__STATS_NHIST 10
+enum { OSTIO__HIST_WRITE = 0, OSTIO__HIST_READ = 1 };
+/* Bucket of a size of len bytes (0..OSTIO__STATS_NHIST-1). */
+static inline int ostio__stats_hist_bucket(int64_t len)
+{
+  static const int64_t top[OSTIO__STATS_NHIST - 1] = {
+    100, 1024, 10240, 102400, 1048576, 4194304, 10485760, 104857600, 1073741824};
+  int b = 0;
+  while (b < OSTIO__STATS_NHIST - 1 && len > top[b]) b++;
+  return b;
+}
+/* The buckets' names, as the JSON and the text report print them. */
+extern const char *const ostio__stats_hist_names[OSTIO__STATS_NHIST];
+
 typedef struct ostio__stats {
   int64_t c[OSTIO__NCOUNTER];
   double t[OSTIO__NTIMER];
+  int64_t hist[2][OSTIO__STATS_NHIST];        /* [OSTIO__HIST_WRITE/READ][bucket] */
   char strat[OSTIO__STATS_NSTRAT][OSTIO__STATS_STRAT_NAME]; /* slot names; "" unused */
 } ostio__stats;
 
@@ -118,6 +137,10 @@ static inline void ostio__stat_add(ostio__stats *s, ostio__stat_id id, int64_t v
 {
   s->c[id] += v;
 }
+static inline void ostio__stat_hist(ostio__stats *s, int is_write, int64_t len)
+{
+  s->hist[is_write ? OSTIO__HIST_WRITE : OSTIO__HIST_READ][ostio__stats_hist_bucket(len)]++;
+}
 static inline void ostio__stat_max(ostio__stats *s, ostio__stat_id id, int64_t v)
 {
   if (v > s->c[id]) s->c[id] = v;
@@ -128,16 +151,33 @@ int ostio__stats_get(const ostio__stats *s, const char *name, double *value);
 
 /* The same over ranks: ostio__stats_fold folds one rank in, and
  * ostio__stats_report reduces them over the file's communicator at close. */
+/* One rank's figures (issue 31, Darshan's per-rank view): its bytes, its
+ * read and write calls (collective + independent), its time. time is the
+ * rank's time in the library: time_total (collective calls end to end) or,
+ * when larger, time_plan + time_exchange + time_io + time_wait (independent
+ * calls add only time_io). */
+typedef struct ostio__stats_rank {
+  int32_t rank, pad_;
+  int64_t bytes_written, bytes_read, writes, reads;
+  double time, time_io;
+} ostio__stats_rank;
+/* Pure: rank's record of s. */
+void ostio__stats_rank_of(const ostio__stats *s, int rank, ostio__stats_rank *out);
+
 typedef struct ostio__stats_reduced {
   int nprocs;
   int64_t sum[OSTIO__NCOUNTER], max[OSTIO__NCOUNTER], min[OSTIO__NCOUNTER];
   double tsum[OSTIO__NTIMER], tmax[OSTIO__NTIMER];
   char strat[OSTIO__STATS_NSTRAT][OSTIO__STATS_STRAT_NAME]; /* as in ostio__stats */
+  int64_t hist[2][OSTIO__STATS_NHIST];     /* summed over ranks                    */
+  ostio__stats_rank slowest, fastest;      /* by time; ties: the lower rank        */
 } ostio__stats_reduced;
 
-/* Pure: folds one rank's stats in (start from ostio__stats_reduced_init). */
+/* Pure: folds one rank's stats in (start from ostio__stats_reduced_init).
+ * ostio__stats_fold numbers the ranks in fold order (0, 1, ...). */
 void ostio__stats_reduced_init(ostio__stats_reduced *r);
 void ostio__stats_fold(ostio__stats_reduced *r, const ostio__stats *s);
+void ostio__stats_fold_rank(ostio__stats_reduced *r, const ostio__stats *s, int rank);
 /* Pure: the text report (MPICH_MPIIO_STATS style), and one file's JSON
  * object (an element of "files" in the job document). *out is malloc'ed. */
 int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_info *info,
@@ -162,6 +202,8 @@ typedef struct ostio__stats_jobid {
   int world_rank, world_size; /* in MPI_COMM_WORLD (0 and 1 without MPI)           */
 } ostio__stats_jobid;
 void ostio__stats_jobid_get(ostio__stats_jobid *id);
+/* The same without MPI: world rank 0 of 1 (libostio-preload.so). */
+void ostio__stats_jobid_env(ostio__stats_jobid *id);
 /* Pure: pattern with %r (world rank), %p (pid), %j (job id, '/' made '_')
  * and %% expanded. OSTIO_EINVAL for another or a final '%', OSTIO_ERANGE
  * when out is too small. Sets no error detail. */
@@ -176,9 +218,30 @@ typedef struct ostio__stats_job ostio__stats_job;
 ostio__stats_job *ostio__stats_job_new(const ostio__stats_jobid *id, int max_files);
 int ostio__stats_job_add(ostio__stats_job *job, const ostio__stats_reduced *r,
                          const ostio__stats_info *info);
+/* The same with the file's per-rank records (ranks[0..nranks-1], copied;
+ * NULL/0: none gathered). At most OSTIO__STATS_MAX_RANK_RECS records are kept
+ * over the whole document; a file beyond that budget keeps none (its
+ * slowest and fastest rank are in r). */
+int ostio__stats_job_add_ranks(ostio__stats_job *job, const ostio__stats_reduced *r,
+                               const ostio__stats_info *info, const ostio__stats_rank *ranks,
+                               int nranks);
+/* Tags the document as one process's record of the POSIX preload
+ * ("process": {"kind": "preload", "host": host}) for `ostio report`'s merge. */
+int ostio__stats_job_set_host(ostio__stats_job *job, const char *host);
 int ostio__stats_job_format(const ostio__stats_job *job, char **out);
 void ostio__stats_job_free(ostio__stats_job *job);
 #define OSTIO__STATS_MAX_FILES 1024
+/* Per-rank records: gathered for files of at most OSTIO__STATS_GATHER_RANKS
+ * ranks; at most OSTIO__STATS_MAX_RANK_RECS kept per document (~150 bytes of
+ * JSON each: about 2.3 MiB). */
+#define OSTIO__STATS_GATHER_RANKS 1024
+#define OSTIO__STATS_MAX_RANK_RECS 16384
+
+/* Writes doc to path so that path always holds a whole document (a
+ * temporary PATH.tmp.PID next to it, then rename; a path that exists and is
+ * not a regular file is written in place). 0 or an errno, with one line in
+ * why. MPI-free (the preload uses it). */
+int ostio__stats_write_doc(const char *path, const char *doc, char *why, size_t cap);
 
 /* Collective over comm: reduces everyone's stats to rank 0, which acts on
  * its spec (the value of OSTIO_STATS; the other ranks' are not looked at):

@@ -37,6 +37,9 @@ void ostio__stats_merge(ostio__stats_reduced *a, const ostio__stats_reduced *b);
 /* *out = the buffer, or OSTIO_ENOMEM naming what (the buffer freed). */
 int ostio__stats_finish(ostio__sbuf *s, char **out, const char *what);
 
+/* "%.64s" of text with control characters shown as '?' (one line). */
+void ostio__stats_quote(char *buf, size_t cap, const char *text);
+
 /* The job's identity (it follows the writer: the pid changes after a fork). */
 void ostio__stats_job_set_id(ostio__stats_job *job, const ostio__stats_jobid *id);
 

@@ -107,6 +107,8 @@ typedef struct file_rec {
   int64_t stripe_size;
   int nunknown, unknown_more;
   ostio__hint_unknown unknown[OSTIO__HINTS_NUNKNOWN];
+  ostio__stats_rank *ranks;     /* the per-rank records, or NULL (not gathered) */
+  int nranks;
 } file_rec;
 
 /* A view of r and info (no copies). */
@@ -151,6 +153,30 @@ static void put_derived(ostio__sbuf *s, const char *ind, const int64_t *sum, con
       json_ratio(a, sizeof a, sum[OSTIO__STAT_bytes_written], sum[OSTIO__STAT_sys_writes]));
   ostio__sbuf_put(s, "%s  \"bytes_per_sys_read_mean\": %s\n%s}", ind,
       json_ratio(a, sizeof a, sum[OSTIO__STAT_bytes_read], sum[OSTIO__STAT_sys_reads]), ind);
+}
+
+/* The access-size histogram {"buckets": [...], "write": [...], "read": [...]}. */
+static void put_hist(ostio__sbuf *s, const int64_t (*h)[OSTIO__STATS_NHIST])
+{
+  ostio__sbuf_put(s, "{\"buckets\": [");
+  for (int b = 0; b < OSTIO__STATS_NHIST; b++)
+    ostio__sbuf_put(s, "%s\"%s\"", b ? ", " : "", ostio__stats_hist_names[b]);
+  for (int w = 0; w < 2; w++) {
+    ostio__sbuf_put(s, "], \"%s\": [", w == OSTIO__HIST_WRITE ? "write" : "read");
+    for (int b = 0; b < OSTIO__STATS_NHIST; b++)
+      ostio__sbuf_put(s, "%s%" PRId64, b ? ", " : "", h[w][b]);
+  }
+  ostio__sbuf_put(s, "]}");
+}
+
+/* One rank's record. */
+static void put_rank(ostio__sbuf *s, const ostio__stats_rank *k)
+{
+  char a[64], b[64];
+  ostio__sbuf_put(s, "{\"rank\": %d, \"bytes_written\": %" PRId64 ", \"bytes_read\": %" PRId64
+                  ", \"writes\": %" PRId64 ", \"reads\": %" PRId64 ", \"time\": %s, "
+                  "\"time_io\": %s}", (int)k->rank, k->bytes_written, k->bytes_read, k->writes,
+                  k->reads, json_double(a, sizeof a, k->time), json_double(b, sizeof b, k->time_io));
 }
 
 static void put_unknown(ostio__sbuf *s, const ostio__hint_unknown *u, int64_t files)
@@ -202,6 +228,25 @@ static void put_file(ostio__sbuf *s, const file_rec *f, const char *ind)
   char ind2[64];
   snprintf(ind2, sizeof ind2, "%s  ", ind);
   put_derived(s, ind2, r->sum, r->max);
+  ostio__sbuf_put(s, ",\n%s  \"access_sizes\": ", ind);
+  put_hist(s, (const int64_t (*)[OSTIO__STATS_NHIST])r->hist);
+  ostio__sbuf_put(s, ",\n%s  \"slowest_rank\": ", ind);
+  if (r->nprocs > 0) put_rank(s, &r->slowest);
+  else ostio__sbuf_put(s, "null");
+  ostio__sbuf_put(s, ",\n%s  \"fastest_rank\": ", ind);
+  if (r->nprocs > 0) put_rank(s, &r->fastest);
+  else ostio__sbuf_put(s, "null");
+  ostio__sbuf_put(s, ",\n%s  \"ranks\": ", ind);
+  if (!f->ranks) {
+    ostio__sbuf_put(s, "null");
+  } else {
+    ostio__sbuf_put(s, "[");
+    for (int i = 0; i < f->nranks; i++) {
+      ostio__sbuf_put(s, "%s\n%s    ", i ? "," : "", ind);
+      put_rank(s, &f->ranks[i]);
+    }
+    ostio__sbuf_put(s, "%s%s]", f->nranks ? "\n  " : "", f->nranks ? ind : "");
+  }
   ostio__stats_warning w[OSTIO__STATS_NWARN];
   int nw = ostio__stats_warnings(r, f->ncomponents > 0 ? f->stripe_size : 0, w,
                                  OSTIO__STATS_NWARN);
@@ -252,7 +297,21 @@ struct ostio__stats_job {
   int have_slow;
   struct { ostio__hint_unknown u; int64_t files; } unk[JOB_NUNKNOWN];
   int nunk;
+  int64_t hist[2][OSTIO__STATS_NHIST];  /* over files                          */
+  int64_t nrankrecs;                    /* per-rank records kept               */
+  ostio__stats_rank slow_rank;          /* the slowest rank of any file        */
+  char *slow_rank_path;
+  int64_t slow_rank_index;
+  int have_slow_rank;
+  char host[256];                       /* "": not a preload process record    */
 };
+
+int ostio__stats_job_set_host(ostio__stats_job *job, const char *host)
+{
+  if (!job || !host) return ostio__fail(OSTIO_EINVAL, "statistics job: NULL job or host");
+  snprintf(job->host, sizeof job->host, "%s", host);
+  return 0;
+}
 
 void ostio__stats_job_set_id(ostio__stats_job *job, const ostio__stats_jobid *id)
 {
@@ -285,16 +344,27 @@ void ostio__stats_job_free(ostio__stats_job *job)
     free(job->rec[i].path);
     free(job->rec[i].strategy);
     free(job->rec[i].source);
+    free(job->rec[i].ranks);
   }
   free(job->rec);
   free(job->slow_path);
+  free(job->slow_rank_path);
   free(job);
 }
 
 int ostio__stats_job_add(ostio__stats_job *job, const ostio__stats_reduced *r,
                          const ostio__stats_info *info)
 {
+  return ostio__stats_job_add_ranks(job, r, info, NULL, 0);
+}
+
+int ostio__stats_job_add_ranks(ostio__stats_job *job, const ostio__stats_reduced *r,
+                               const ostio__stats_info *info, const ostio__stats_rank *ranks,
+                               int nranks)
+{
   if (!job || !r) return ostio__fail(OSTIO_EINVAL, "statistics job: NULL job or statistics");
+  if (nranks < 0 || (nranks > 0 && !ranks))
+    return ostio__fail(OSTIO_EINVAL, "statistics job: %d rank records at NULL", nranks);
   ostio__stats_info none = {0};
   file_rec view;
   rec_view(&view, r, info ? info : &none);
@@ -314,13 +384,36 @@ int ostio__stats_job_add(ostio__stats_job *job, const ostio__stats_reduced *r,
     f->path = dup_or_null(view.path, &oom);
     f->strategy = dup_or_null(view.strategy, &oom);
     f->source = dup_or_null(view.source, &oom);
+    f->ranks = NULL;
+    f->nranks = 0;
+    if (ranks && nranks <= OSTIO__STATS_MAX_RANK_RECS - job->nrankrecs) {
+      f->ranks = malloc((size_t)(nranks ? nranks : 1) * sizeof *ranks);
+      if (!f->ranks) oom = 1;
+      else if (nranks) memcpy(f->ranks, ranks, (size_t)nranks * sizeof *ranks);
+      f->nranks = nranks;
+    }
     if (oom) {
       free(f->path);
       free(f->strategy);
       free(f->source);
+      free(f->ranks);
       return ostio__fail(OSTIO_ENOMEM, "statistics job: out of memory");
     }
+    job->nrankrecs += f->nranks;
     job->nrec++;
+  }
+  for (int w = 0; w < 2; w++)
+    for (int b = 0; b < OSTIO__STATS_NHIST; b++)
+      job->hist[w][b] = ostio__stats_sat_add(job->hist[w][b], r->hist[w][b]);
+  if (r->nprocs > 0 && (!job->have_slow_rank || r->slowest.time > job->slow_rank.time)) {
+    char *p = dup_or_null(view.path, &oom);
+    if (!oom) {
+      free(job->slow_rank_path);
+      job->slow_rank_path = p;
+      job->slow_rank = r->slowest;
+      job->have_slow_rank = 1;
+      job->slow_rank_index = job->nfiles < job->max_files ? job->nfiles : -1;
+    }
   }
 
   /* The summary. A process's files share the library's registry, so their
@@ -384,6 +477,11 @@ int ostio__stats_job_format(const ostio__stats_job *job, char **out)
   ostio__sbuf_put(&s, ", \"pid\": %ld, \"world_rank\": %d, \"world_size\": %d, "
           "\"max_files\": %d},\n", job->id.pid, job->id.world_rank, job->id.world_size,
       job->max_files);
+  if (job->host[0]) { /* a preloaded process's record (merged by `ostio report`) */
+    ostio__sbuf_put(&s, "  \"process\": {\"kind\": \"preload\", \"host\": ");
+    put_json_string(&s, job->host);
+    ostio__sbuf_put(&s, ", \"pid\": %ld},\n", job->id.pid);
+  }
 
   ostio__sbuf_put(&s, "  \"summary\": {\n");
   ostio__sbuf_put(&s, "    \"files\": %" PRId64 ",\n    \"files_listed\": %d,\n"
@@ -419,6 +517,20 @@ int ostio__stats_job_format(const ostio__stats_job *job, char **out)
     else ostio__sbuf_put(&s, ", \"index\": null");
     ostio__sbuf_put(&s, ", \"time_io_max\": %s}", json_double(a, sizeof a, job->slow_time));
   }
+  ostio__sbuf_put(&s, ",\n    \"slowest_rank\": ");
+  if (!job->have_slow_rank) {
+    ostio__sbuf_put(&s, "null");
+  } else {
+    ostio__sbuf_put(&s, "{\"file\": ");
+    put_json_string(&s, job->slow_rank_path);
+    if (job->slow_rank_index >= 0) ostio__sbuf_put(&s, ", \"index\": %" PRId64 ", \"record\": ",
+                                                   job->slow_rank_index);
+    else ostio__sbuf_put(&s, ", \"index\": null, \"record\": ");
+    put_rank(&s, &job->slow_rank);
+    ostio__sbuf_put(&s, "}");
+  }
+  ostio__sbuf_put(&s, ",\n    \"access_sizes\": ");
+  put_hist(&s, (const int64_t (*)[OSTIO__STATS_NHIST])job->hist);
   ostio__sbuf_put(&s, ",\n    \"unknown_hints\": [");
   for (int u = 0; u < job->nunk; u++) {
     if (u) ostio__sbuf_put(&s, ", ");

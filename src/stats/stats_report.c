@@ -24,73 +24,9 @@
 #include "core/strbuf.h"
 #include "stats/stats_impl.h"
 
-/* ---- OSTIO_STATS and PATH patterns ---------------------------------------- */
-
-#define SPEC_FORMS                                                                      \
-  "accepted: unset, empty or 0 (no statistics), 1 (text report on stderr of rank 0 at " \
-  "close), json:PATH (one JSON document per job at PATH, written by rank 0; %%r, %%p, " \
-  "%%j and %%%% in PATH are the writer's rank, its pid, the job id and %%)"
-
-/* "%.64s" of text with control characters shown as '?' (one line). */
-static void quote_plain(char *buf, size_t cap, const char *text)
-{
-  size_t j = 0, n = strlen(text);
-  for (size_t i = 0; i < n && i < 64 && j + 1 < cap; i++) {
-    unsigned char c = (unsigned char)text[i];
-    buf[j++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-  }
-  if (n > 64 && j + 4 < cap) {
-    memcpy(buf + j, "...", 3);
-    j += 3;
-  }
-  buf[j] = '\0';
-}
-
-int ostio__stats_parse_spec(const char *spec, int *mode, char *why, size_t cap)
-{
-  char q[80];
-  int m = OSTIO__STATS_OFF;
-  if (why && cap) why[0] = '\0';
-  if (mode) *mode = OSTIO__STATS_OFF;
-  if (!spec || !*spec || !strcmp(spec, "0")) return 0;
-  if (!strcmp(spec, "1")) m = OSTIO__STATS_TEXT;
-  else if (!strncmp(spec, "json:", 5) && spec[5]) m = OSTIO__STATS_JSON;
-  quote_plain(q, sizeof q, spec);
-  if (m == OSTIO__STATS_OFF) {
-    if (why && cap)
-      snprintf(why, cap, !strcmp(spec, "json:") ? "OSTIO_STATS=\"%s\" names no file; " SPEC_FORMS
-                                                : "OSTIO_STATS=\"%s\" is not a statistics "
-                                                  "setting; " SPEC_FORMS, q);
-    return OSTIO_EINVAL;
-  }
-  if (m == OSTIO__STATS_JSON) {
-    for (const char *p = spec + 5; *p; p++) {
-      if (*p != '%') continue;
-      if (p[1] && strchr("rpj%", p[1])) {
-        p++;
-        continue;
-      }
-      char what[16];
-      if (p[1] && (unsigned char)p[1] >= 0x20 && (unsigned char)p[1] < 0x7f)
-        snprintf(what, sizeof what, "%%%c", p[1]);
-      else
-        snprintf(what, sizeof what, "%s", p[1] ? "a %" : "a final %");
-      if (why && cap)
-        snprintf(why, cap, "OSTIO_STATS=\"%s\": %s in PATH is not a pattern (%%r, %%p, %%j "
-                 "or %%%%); " SPEC_FORMS, q, what);
-      return OSTIO_EINVAL;
-    }
-  }
-  if (mode) *mode = m;
-  return 0;
-}
-
 void ostio__stats_jobid_get(ostio__stats_jobid *id)
 {
-  static const char *const vars[] = {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID"};
-  memset(id, 0, sizeof *id);
-  id->pid = (long)getpid();
-  id->world_size = 1;
+  ostio__stats_jobid_env(id);
   int up = 0, down = 0;
   MPI_Initialized(&up);
   MPI_Finalized(&down);
@@ -98,50 +34,6 @@ void ostio__stats_jobid_get(ostio__stats_jobid *id)
     MPI_Comm_rank(MPI_COMM_WORLD, &id->world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &id->world_size);
   }
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-    const char *v = getenv(vars[i]);
-    if (v && *v) {
-      snprintf(id->id, sizeof id->id, "%s", v);
-      id->source = vars[i];
-      return;
-    }
-  }
-  snprintf(id->id, sizeof id->id, "pid%ld", id->pid);
-  id->source = "pid";
-}
-
-int ostio__stats_expand_path(const char *pattern, const ostio__stats_jobid *id, char *out,
-                             size_t cap)
-{
-  size_t j = 0;
-  char num[32];
-  if (!pattern || !id || !out || cap == 0) return OSTIO_EINVAL;
-  for (const char *p = pattern; *p; p++) {
-    const char *add = NULL;
-    char one[2] = {*p, '\0'};
-    int job = 0;
-    if (*p != '%') {
-      add = one;
-    } else {
-      switch (p[1]) {
-      case 'r': snprintf(num, sizeof num, "%d", id->world_rank); add = num; break;
-      case 'p': snprintf(num, sizeof num, "%ld", id->pid); add = num; break;
-      case 'j': add = id->id; job = 1; break;
-      case '%': add = "%"; break;
-      default: out[0] = '\0'; return OSTIO_EINVAL;
-      }
-      p++;
-    }
-    for (const char *c = add; *c; c++) {
-      if (j + 1 >= cap) {
-        out[0] = '\0';
-        return OSTIO_ERANGE;
-      }
-      out[j++] = job && *c == '/' ? '_' : *c;
-    }
-  }
-  out[j] = '\0';
-  return 0;
 }
 
 /* ---- the collective report ------------------------------------------------ */
@@ -162,22 +54,58 @@ static void merge_op(void *invec, void *inoutvec, int *len, MPI_Datatype *type)
   }
 }
 
-/* Folds every rank's stats into *all on rank 0. 0, or -1 when MPI failed. */
-static int reduce_to_root(MPI_Comm comm, const ostio__stats *s, ostio__stats_reduced *all)
+/* Folds every rank's stats into *all on rank 0; on a communicator of at
+ * most OSTIO__STATS_GATHER_RANKS ranks also gathers each rank's record into
+ * *ranks (rank 0: malloc'ed, *nranks of them; NULL when not gathered or out
+ * of memory: the report then has no per-rank list). 0, or -1 when MPI
+ * failed. */
+static int reduce_to_root(MPI_Comm comm, const ostio__stats *s, ostio__stats_reduced *all,
+                          ostio__stats_rank **ranks, int *nranks)
 {
   ostio__stats_reduced mine;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
-  int rc = 0;
+  int rc = 0, rank = 0, size = 0;
+  *ranks = NULL;
+  *nranks = 0;
   ostio__stats_reduced_init(&mine);
   ostio__stats_reduced_init(all);
-  ostio__stats_fold(&mine, s);
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+    return -1;
+  ostio__stats_fold_rank(&mine, s, rank);
+  if (size <= OSTIO__STATS_GATHER_RANKS) {
+    /* Every rank takes part whatever rank 0's malloc gave (a NULL receive
+     * buffer is refused by MPI at the root only: one byte on failure). */
+    ostio__stats_rank me, one;
+    ostio__stats_rank_of(s, rank, &me);
+    ostio__stats_rank *buf = NULL;
+    if (rank == 0) buf = malloc((size_t)size * sizeof *buf);
+    int ok = rank != 0 || buf != NULL;
+    if (MPI_Bcast(&ok, 1, MPI_INT, 0, comm) != MPI_SUCCESS) {
+      free(buf);
+      return -1;
+    }
+    if (ok) {
+      if (MPI_Gather(&me, (int)sizeof me, MPI_BYTE, rank == 0 ? (void *)buf : (void *)&one,
+                     (int)sizeof me, MPI_BYTE, 0, comm) != MPI_SUCCESS) {
+        free(buf);
+        return -1;
+      }
+      *ranks = buf;
+      *nranks = rank == 0 ? size : 0;
+    }
+  }
   if (MPI_Type_contiguous((int)sizeof mine, MPI_BYTE, &type) != MPI_SUCCESS ||
       MPI_Type_commit(&type) != MPI_SUCCESS || MPI_Op_create(merge_op, 1, &op) != MPI_SUCCESS ||
       MPI_Reduce(&mine, all, 1, type, op, 0, comm) != MPI_SUCCESS)
     rc = -1;
   if (op != MPI_OP_NULL) MPI_Op_free(&op);
   if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
+  if (rc < 0) {
+    free(*ranks);
+    *ranks = NULL;
+    *nranks = 0;
+  }
   return rc;
 }
 
@@ -210,69 +138,10 @@ static void warn_once(int *flag, const char *what)
   fflush(stderr);
 }
 
-/* Writes doc to path so that path always holds a whole document: a
- * temporary next to it, then rename. A path that exists and is not a
- * regular file (a terminal, /dev/stdout, a FIFO with a reader) is written
- * in place, never blocking. 0 or an errno, with what failed in why. */
-static int write_doc(const char *path, const char *doc, char *why, size_t cap)
-{
-  char q[80], *tmp = NULL, *real = NULL;
-  struct stat st;
-  int e = 0, fd;
-  quote_plain(q, sizeof q, path);
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-      e = errno;
-      snprintf(why, cap, "OSTIO_STATS=json:%s: cannot open it for writing: %s", q, strerror(e));
-      return e;
-    }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    e = ostio__write_full(fd, doc, strlen(doc));
-    if (close(fd) != 0 && !e) e = errno;
-    if (e) snprintf(why, cap, "OSTIO_STATS=json:%s: writing the statistics failed: %s", q,
-                    strerror(e));
-    return e;
-  }
-  /* A symbolic link is followed, not replaced. */
-  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) real = realpath(path, NULL);
-  const char *target = real ? real : path;
-  size_t n = strlen(target) + 48;
-  tmp = malloc(n);
-  if (!tmp) {
-    free(real);
-    snprintf(why, cap, "OSTIO_STATS=json:%s: out of memory", q);
-    return ENOMEM;
-  }
-  snprintf(tmp, n, "%s.tmp.%ld", target, (long)getpid());
-  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
-  if (fd < 0 && errno == EEXIST) { /* left by a crashed process that had our pid */
-    unlink(tmp);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
-  }
-  if (fd < 0) {
-    e = errno;
-    snprintf(why, cap, "OSTIO_STATS=json:%s: cannot create a file next to it: %s", q,
-             strerror(e));
-  } else {
-    e = ostio__write_full(fd, doc, strlen(doc));
-    if (close(fd) != 0 && !e) e = errno;
-    if (!e && rename(tmp, target) != 0) e = errno;
-    if (e) {
-      snprintf(why, cap, "OSTIO_STATS=json:%s: writing the statistics failed: %s", q,
-               strerror(e));
-      unlink(tmp);
-    }
-  }
-  free(tmp);
-  free(real);
-  return e;
-}
-
 /* Rank 0: adds the file to the job document of path and rewrites it. */
 static void emit_json(const char *path, const ostio__stats_reduced *all,
-                      const ostio__stats_info *info, const ostio__stats_jobid *id)
+                      const ostio__stats_info *info, const ostio__stats_jobid *id,
+                      const ostio__stats_rank *ranks, int nranks)
 {
   char why[700];
   char *doc = NULL;
@@ -294,11 +163,11 @@ static void emit_json(const char *path, const ostio__stats_reduced *all,
   ostio__stats_job_set_id(cur_job, id);
   char saved[512];
   snprintf(saved, sizeof saved, "%s", ostio_last_error());
-  int rc = ostio__stats_job_add(cur_job, all, info);
+  int rc = ostio__stats_job_add_ranks(cur_job, all, info, ranks, nranks);
   if (rc == 0) rc = ostio__stats_job_format(cur_job, &doc);
   if (rc < 0) {
     warn_once(&warned_write, ostio_last_error());
-  } else if (write_doc(path, doc, why, sizeof why) != 0) {
+  } else if (ostio__stats_write_doc(path, doc, why, sizeof why) != 0) {
     warn_once(&warned_write, why);
   }
   ostio__set_detail(saved);
@@ -353,7 +222,7 @@ int ostio__stats_report(MPI_Comm comm, const ostio__stats *s, const ostio__stats
       int erc = ostio__stats_expand_path(spec + 5, &id, path, sizeof path);
       if (erc < 0) {
         char q[80];
-        quote_plain(q, sizeof q, spec);
+        ostio__stats_quote(q, sizeof q, spec);
         snprintf(why, sizeof why, "OSTIO_STATS=\"%s\": the path is too long once expanded", q);
         pthread_mutex_lock(&state_lock);
         warn_once(&warned_spec, why);
@@ -366,7 +235,9 @@ int ostio__stats_report(MPI_Comm comm, const ostio__stats *s, const ostio__stats
     return 0;
 
   ostio__stats_reduced all;
-  if (reduce_to_root(comm, s, &all) != 0) {
+  ostio__stats_rank *ranks = NULL;
+  int nranks = 0;
+  if (reduce_to_root(comm, s, &all, &ranks, &nranks) != 0) {
     if (rank == 0) {
       pthread_mutex_lock(&state_lock);
       warn_once(&warned_write, "OSTIO_STATS: reducing the statistics to rank 0 failed");
@@ -376,8 +247,9 @@ int ostio__stats_report(MPI_Comm comm, const ostio__stats *s, const ostio__stats
   }
   if (rank != 0) return 0;
   pthread_mutex_lock(&state_lock);
-  if (mode == OSTIO__STATS_JSON) emit_json(path, &all, info, &id);
+  if (mode == OSTIO__STATS_JSON) emit_json(path, &all, info, &id, ranks, nranks);
   else emit_text(&all, info);
   pthread_mutex_unlock(&state_lock);
+  free(ranks);
   return 0;
 }

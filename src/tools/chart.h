@@ -1,6 +1,6 @@
-/* A line chart as data, for the SVG and PNG writers of `ostio model
- * --plot` (svgplot.c, pngplot.c): one line per series against shared x
- * values, and the scale both draw it with (chart.c). */
+/* A line chart as data, for the SVG writer of `ostio model --plot`
+ * (svgplot.c; the PNG is matplotlib's, scripts/model-plot.py): one line per
+ * series against shared x values, and the scale it is drawn with (chart.c). */
 #ifndef OSTIO_TOOLS_CHART_H
 #define OSTIO_TOOLS_CHART_H
 

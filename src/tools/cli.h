@@ -27,6 +27,7 @@ int cmd_container(int argc, char **argv);
 int cmd_stage(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* "ostio CMD: " + message on stderr; returns CLI_USAGE or CLI_ERROR. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -17,7 +17,7 @@
 #include "patterns.h"
 #include "tools/cli.h"
 #include "tools/model_args.h"
-#include "tools/pngplot.h"
+#include "tools/pytool.h"
 #include "tools/svgplot.h"
 
 #define CMD "model"
@@ -48,9 +48,8 @@ static const char *help =
   "  --strategy LIST      comma-separated strategies  [all]\n"
   "  --cb-nodes N         aggregators  [each strategy's rule]\n"
   "  --plot PREFIX        also write PREFIX.svg and PREFIX.png (bandwidth against\n"
-  "                       the swept value, one line per strategy) and PREFIX.csv;\n"
-  "                       scripts/model-plot.py makes a nicer PNG of the CSV\n"
-  "                       (needs matplotlib)\n"
+  "                       the swept value, one line per strategy) and PREFIX.csv\n"
+  "                       (the PNG drawn with matplotlib by model-plot.py)\n"
   "  -p NAME -b SIZE -t SIZE -s N --btio-class C   the pattern, as ostio-bench's\n"
   "                       (ior, strided, btio, flash, random)  [ior -b 1m -t 1m -s 1]\n"
   "  --stats FILE         or the pattern of a run: an OSTIO_STATS=json:PATH document\n"
@@ -234,19 +233,10 @@ static int row(margs *a, const ostio__sys *sys, int64_t P, int64_t K, int64_t va
   return status;
 }
 
-/* The chart as PREFIX.EXT by draw (svg_plot, png_plot); 0 or -1. */
-static int plot_file(const char *prefix, const char *ext, const chart *c,
-                     int (*draw)(FILE *, const chart *), char *path, size_t cap)
-{
-  snprintf(path, cap, "%s.%s", prefix, ext);
-  FILE *f = fopen(path, "wb");
-  if (!f) return -1;
-  int bad = draw(f, c) < 0;
-  bad |= fclose(f) != 0;
-  return bad ? -1 : 0;
-}
-
-/* PREFIX.csv (value, strategy, MB/s), PREFIX.svg and PREFIX.png. */
+/* PREFIX.csv (value, strategy, MB/s), PREFIX.svg (src/tools/svgplot.c) and
+ * PREFIX.png, drawn with matplotlib by scripts/model-plot.py (the PNG as
+ * `ostio report` draws its charts; exit 1 with what to install when
+ * matplotlib is missing, the CSV and SVG written). */
 static int plot(const margs *a, const ostio__sys *sys, int n, int64_t ranks)
 {
   char path[4096];
@@ -274,9 +264,21 @@ static int plot(const margs *a, const ostio__sys *sys, int n, int64_t ranks)
   chart c = {.title = title, .xlabel = by_stripes ? "stripe count" : "ranks",
                  .ylabel = "MB/s", .nx = n, .x = x, .nseries = a->nstrat, .names = names,
                  .y = y, .logx = logx};
-  if (plot_file(a->plot, "svg", &c, svg_plot, path, sizeof path) < 0 ||
-      plot_file(a->plot, "png", &c, png_plot, path, sizeof path) < 0)
-    return cli_runtime_error(CMD, "%s: cannot be written", path);
+  snprintf(path, sizeof path, "%s.svg", a->plot);
+  f = fopen(path, "wb");
+  int bad = !f || svg_plot(f, &c) < 0;
+  if (f && fclose(f) != 0) bad = 1;
+  if (bad) return cli_runtime_error(CMD, "%s: cannot be written", path);
+  char csv[4200], png[4200];
+  snprintf(csv, sizeof csv, "%s.csv", a->plot);
+  snprintf(png, sizeof png, "%s.png", a->plot);
+  char *args[] = {csv, png, "--title", title};
+  int rc = cli_run_script(CMD, "model-plot.py", args, 4, 1);
+  if (rc != 0)
+    return cli_runtime_error(CMD, "wrote %s.csv and %s.svg, but not %s (scripts/model-plot.py "
+                             "exit %d%s)", a->plot, a->plot, png, rc,
+                             rc == 3 ? ": matplotlib is missing; install python3-matplotlib "
+                                       "or set OSTIO_PYTHON to a python3 that has it" : "");
   fprintf(stderr, "ostio model: wrote %s.csv, %s.svg and %s.png\n", a->plot, a->plot, a->plot);
   return CLI_OK;
 }

@@ -24,6 +24,8 @@ static const cli_command commands[] = {
    .run = cmd_model},
   {.name = "advise", .summary = "recommend strategy, striping, aggregators and container kind",
    .run = cmd_advise},
+  {.name = "report", .summary = "one-page job summary of a statistics JSON: text, PNG, HTML",
+   .run = cmd_report},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,6 +1,6 @@
 /* A line chart (chart.h) as SVG text: axes with ticks, one line per
- * series, a legend. No dependencies. Used by `ostio model --plot`, which
- * also writes the PNG (pngplot.h). */
+ * series, a legend. No dependencies. Used by `ostio model --plot`, whose
+ * PNG scripts/model-plot.py draws with matplotlib. */
 #ifndef OSTIO_TOOLS_SVGPLOT_H
 #define OSTIO_TOOLS_SVGPLOT_H
 

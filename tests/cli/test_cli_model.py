@@ -34,28 +34,22 @@ STRATEGIES = ["ost", "even", "aligned", "independent", "fpp"]
 STATS_EVEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stats_even_np4.json")
 
 
-def png_pixels(path):
-    """(width, height, rows of RGB bytes) of an 8-bit RGB PNG, every chunk's CRC checked."""
+def png_chunks(path):
+    """(width, height, [(kind, body)]) of a PNG, every chunk's CRC and the end checked."""
     with open(path, "rb") as f:
         data = f.read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", data[:8]
-    pos, idat, head = 8, b"", None
+    pos, chunks = 8, []
     while pos < len(data):
         n, kind = struct.unpack(">I4s", data[pos:pos + 8])
         body = data[pos + 8:pos + 8 + n]
         assert struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0] == zlib.crc32(kind + body)
-        if kind == b"IHDR":
-            head = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
+        chunks.append((kind, body))
         pos += 12 + n
-    w, h = head[0], head[1]
-    assert head[2:] == (8, 2, 0, 0, 0), head
-    raw = zlib.decompress(idat)  # checks the Adler-32 too
-    assert len(raw) == h * (1 + 3 * w)
-    rows = [raw[y * (1 + 3 * w):(y + 1) * (1 + 3 * w)] for y in range(h)]
-    assert all(r[0] == 0 for r in rows)  # filter type 0
-    return w, h, [r[1:] for r in rows]
+    assert chunks[0][0] == b"IHDR" and chunks[-1][0] == b"IEND"
+    w, h = struct.unpack(">II", chunks[0][1][:8])
+    zlib.decompress(b"".join(body for kind, body in chunks if kind == b"IDAT"))  # Adler-32
+    return w, h, chunks
 
 
 def untimed(out):
@@ -105,8 +99,10 @@ class TestModel(CliTestCase):
         self.assertGreater(got["even"]["ost_per_client"], 1)
 
     def test_sweep_and_plot(self):
-        r = self.ok("model", "--system", self.system("ranger"), "--sweep", "ranks=4,16,64",
-                    "--strategy", "ost,independent", "--plot", "sw")
+        r = self.run_ostio("model", "--system", self.system("ranger"), "--sweep", "ranks=4,16,64",
+                           "--strategy", "ost,independent", "--plot", "sw", timeout=120)
+        no_mpl = r.returncode == 1 and "matplotlib is missing" in r.stderr
+        self.assertTrue(r.returncode == 0 or no_mpl, r.stderr)
         got = rows(r.stdout)
         self.assertEqual([(x["value"], x["strategy"]) for x in got],
                          [(4, "ost"), (4, "independent"), (16, "ost"), (16, "independent"),
@@ -123,19 +119,15 @@ class TestModel(CliTestCase):
         texts = [t.firstChild.data for t in doc.getElementsByTagName("text") if t.firstChild]
         for needle in ("ost", "independent", "ranks", "MB/s"):
             self.assertIn(needle, texts)
+        if no_mpl:
+            self.skipTest("the CSV and SVG are checked; the PNG needs matplotlib: " + r.stderr)
+        # The PNG is matplotlib's (issue 31: no hand-made rasterizer): every
+        # chunk's CRC, 800 x 480, tens of KB (the rasterizer's was 1.15 MB).
         self.assertIn("sw.png", r.stderr)
-        w, h, img = png_pixels(os.path.join(self.tmp, "sw.png"))
+        w, h, chunks = png_chunks(os.path.join(self.tmp, "sw.png"))
         self.assertEqual((w, h), (800, 480))
-        colours = {}
-        for row in img:
-            for i in range(0, len(row), 3):
-                colours[row[i:i + 3]] = colours.get(row[i:i + 3], 0) + 1
-        self.assertEqual(img[0][:3], b"\xff\xff\xff")
-        self.assertGreater(colours[b"\xff\xff\xff"], w * h // 2)
-        # the two strategies' lines (the SVG's colours) and black axes and text
-        for rgb in (b"\x1f\x77\xb4", b"\xd6\x27\x28", b"\x00\x00\x00"):
-            self.assertGreater(colours.get(rgb, 0), 200, rgb)
-        self.assertNotIn(b"\x2c\xa0\x2c", colours)  # no third series
+        self.assertLess(os.path.getsize(os.path.join(self.tmp, "sw.png")), 200000)
+        self.assertIn(b"matplotlib", b"".join(body for kind, body in chunks if kind == b"tEXt"))
         r = self.ok("model", "--system", self.system("ranger"), "--ranks", "16",
                     "--sweep", "stripe_count=1,2,4", "--strategy", "ost")
         self.assertEqual([x["value"] for x in rows(r.stdout)], [1, 2, 4])
