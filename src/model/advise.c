@@ -410,9 +410,10 @@ static int run(ctx *x, ostio__advise_result *out)
   choice cur = normal(in->current);
   value_lists(x);
   /* The current choice, stage A, stage B (3 strategies x 4), stage C (log
-   * and cache at every layout, striped at 4 strategies), the path (5). */
+   * and cache at every layout, striped at 4 strategies), the recommendation
+   * with the cache switched (1), the path (5). */
   x->most = 1 + OSTIO__MS_COUNT * x->ncounts * x->nsizes + 3 * 4 + 2 * x->ncounts * x->nsizes +
-            4 + 5;
+            4 + 1 + 5;
   if (x->most > OSTIO__ADVISE_MAX_SIMS) x->most = OSTIO__ADVISE_MAX_SIMS;
   int rc = evaluate(x, cur, &e);
   if (rc < 0) return rc;
@@ -424,6 +425,10 @@ static int run(ctx *x, ostio__advise_result *out)
     return rc;
   out->best = *select_best(x, &cur);
   prefer_gains(x, out);
+  /* The recommendation with the cache switched, for the cache line's reason. */
+  choice flip = out->best.c;
+  flip.cache = !flip.cache;
+  if (ostio__advise_has_strategy(&flip) && (rc = evaluate(x, flip, &e)) < 0) return rc;
   out->gain = out->best.bandwidth / out->current.bandwidth;
   out->nodes = nodes;
   out->ranks_per_node = (int)rpn;

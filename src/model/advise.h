@@ -20,8 +20,8 @@
  *            independent) at every stripe count and size of stage A, and a
  *            striped container at each strategy's best of stage A
  *                                                             <= 2 x 13 x 3 + 4
- *   the current choice, and the path from it to the recommendation, one
- *   knob at a time                                            <= 1 + 5
+ *   the current choice, the recommendation with the cache switched, and
+ *   the path from it to the recommendation, one knob at a time  <= 1 + 1 + 5
  * so at most OSTIO__ADVISE_MAX_SIMS simulations, each a full pass over the
  * pattern's calls. Memory: one traffic accumulator reused by every
  * simulation (the largest candidate's flows), two arrays of nranks, and a
@@ -79,6 +79,11 @@ int ostio__advise_prefer_from_kind(const char *kind);
 const char *ostio__advise_prefer_kind(int p);
 /* What the statistics report says to try, in advise's words. */
 const char *ostio__advise_prefer_advice(int p);
+/* c with the knobs its container does not use set as the search keeps
+ * them (fpp: a plain file, no cache; log: independent, no cache; no
+ * aggregators without a collective strategy). */
+ostio__advise_choice ostio__advise_normal(ostio__advise_choice c);
+
 /* Whether c follows preference p. */
 int ostio__advise_follows(const ostio__advise_choice *c, int p);
 

@@ -28,8 +28,6 @@ const char *ostio__advise_kind_name(int kind);
 /* A shared file or a striped container: a strategy and the cache apply. */
 int ostio__advise_has_strategy(const ostio__advise_choice *c);
 int ostio__advise_collective(int strategy);
-/* c with the knobs it does not use set as the search keeps them. */
-ostio__advise_choice ostio__advise_normal(ostio__advise_choice c);
 int ostio__advise_same(const ostio__advise_choice *a, const ostio__advise_choice *b);
 /* The candidate's result, simulated once: *out points into x->done. */
 int ostio__advise_evaluate(ostio__advise_ctx *x, ostio__advise_choice c,

@@ -66,9 +66,10 @@ typedef struct ostio__model_job {
                              * page (the first component's stripe) goes
                              * through the cache: its bytes move to the
                              * pages' owners (the `ost` rule) and each owner
-                             * writes its pages back once, a request per
-                             * page, at close (two synchronisations for the
-                             * whole job); other calls go the strategy's way */
+                             * writes them back, a request per page, with
+                             * the synchronisations of a collective call
+                             * (independent small writes made collective);
+                             * other calls go the strategy's way            */
 } ostio__model_job;
 
 /* Traffic accumulated over the calls of a pattern. */
