@@ -249,9 +249,10 @@ static int read_file_rec(const char *cmd, const ostio__json *root, const ostio__
                              path, (long long)s->index);
   const ostio__json_member *src = ostio__json_find(&lay->value, "source");
   const char *source = src && src->value.type == OSTIO__JSON_STRING ? src->value.u.str.s : "";
-  s->container = !strcmp(source, "log")         ? OSTIO__MC_LOG
-                 : !strcmp(source, "container") ? OSTIO__MC_STRIPED
-                                                : OSTIO__MC_FILE;
+  /* "log" (the model's container name for it) or "container" (a striped one). */
+  s->container = ostio__mcontainer_from_name(source) == OSTIO__MC_LOG ? OSTIO__MC_LOG
+                 : !strcmp(source, "container")                      ? OSTIO__MC_STRIPED
+                                                                     : OSTIO__MC_FILE;
   if (s->container == OSTIO__MC_LOG && s->stripe_count == 0 && s->stripe_size == 0) {
     s->stripe_count = 1;      /* the logs' own layout is not in the document */
     s->stripe_size = (int64_t)1 << 20;
