@@ -534,7 +534,6 @@ int ostio__model_add_call(ostio__model_acc *a, const ostio__model_job *j, int st
     ostio__model_job jc = *j;
     jc.round_bytes = j->l->comp[0].stripe_size;
     rc = collective(a, &jc, OSTIO__MS_OST, &m, ext, n, lo, hi, count);
-    a->cached_calls++;
   } else if (strategy == OSTIO__MS_INDEPENDENT || strategy == OSTIO__MS_FPP) {
     for (int64_t r = 0; rc == 0 && r < j->nranks; r++)
       for (size_t i = 0; rc == 0 && i < n[r]; i++)

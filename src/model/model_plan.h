@@ -98,7 +98,6 @@ typedef struct ostio__model_acc {
   size_t hcap, hsync;
   /* Log containers: each rank's data and index log ends (nranks each). */
   int64_t *log_end, *log_iend;
-  int64_t cached_calls;     /* calls that went through the cache           */
 } ostio__model_acc;
 
 int ostio__model_acc_init(ostio__model_acc *a, int64_t nranks);
