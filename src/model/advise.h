@@ -7,7 +7,8 @@
  * state; never aborts.
  *
  * Candidates (docs/model.md, "ostio advise"):
- *   stage A  every strategy (ost, even, aligned, independent, fpp)
+ *   stage A  a plain file with every strategy (ost, even, aligned,
+ *            independent, fpp)
  *            x stripe counts 1, 2, 4, ... up to min(targets, 2000), that
  *              bound itself, and the current count
  *            x stripe sizes 1 MiB, 4 MiB and the current size,
@@ -15,8 +16,12 @@
  *   stage B  for ost, even and aligned at their best layout of stage A:
  *            aggregators one per node, two per node, half the rule's count
  *            and the current cb_nodes                          <= 3 x 4
- *   the current choice, and the path from it to the recommendation, one
- *   knob at a time                                            <= 1 + 4
+ *   stage C  a log container and the cache (with the current strategy, or
+ *            independent) at every stripe count and size of stage A, and a
+ *            striped container at each strategy's best of stage A
+ *                                                             <= 2 x 13 x 3 + 4
+ *   the current choice, the recommendation with the cache switched, and
+ *   the path from it to the recommendation, one knob at a time  <= 1 + 1 + 5
  * so at most OSTIO__ADVISE_MAX_SIMS simulations, each a full pass over the
  * pattern's calls. Memory: one traffic accumulator reused by every
  * simulation (the largest candidate's flows), two arrays of nranks, and a
@@ -31,7 +36,7 @@
 #include "model/sysdesc.h"
 #include "ostio.h"
 
-#define OSTIO__ADVISE_MAX_SIMS 256
+#define OSTIO__ADVISE_MAX_SIMS 320
 /* A change is recommended only when it predicts at least 5 % more
  * bandwidth (the model is coarser than that); among the candidates within
  * 5 % of the best, the one that changes the fewest knobs wins. */
@@ -44,7 +49,43 @@ typedef struct ostio__advise_choice {
   int64_t stripe_size;     /* bytes, 1 .. 2^32 - 1                                 */
   int64_t cb_nodes;        /* aggregators, 0 .. nranks; 0: the strategy's rule.
                             * Not used (taken as 0) by independent and fpp        */
+  int container;           /* ostio__mcontainer: file (a shared file, or fpp),
+                            * striped or log; a log container has no strategy,
+                            * cache or aggregators (taken as independent, 0, 0) */
+  int cache;               /* 1: ostio_cache=enable (file or striped; not fpp)    */
 } ostio__advise_choice;
+
+/* What a run's statistics warned about (stats/stats_advice.h's kinds), as
+ * preferences: among the candidates within OSTIO__ADVISE_MIN_GAIN of the
+ * fastest, one that follows every warning wins over one that does not, so
+ * advise and the statistics report agree wherever the model cannot tell
+ * their advice apart; where the model predicts it slower, advise says by
+ * how much (ostio__advise_result.prefer_gain).
+ *   small_writes            a collective strategy or the cache
+ *   unaligned_writes        ost or aligned, or the cache (stripe-sized pages)
+ *   objects_per_aggregator  ost, or the cache (its owners follow ost's rule)
+ * A log container or a file per process follows none of them (the warnings
+ * are about a shared file's writes). */
+typedef enum ostio__advise_prefer {
+  OSTIO__ADV_PREFER_SMALL = 0,
+  OSTIO__ADV_PREFER_ALIGNED,
+  OSTIO__ADV_PREFER_ONE_OBJECT,
+  OSTIO__ADV_NPREFER
+} ostio__advise_prefer;
+
+/* "small_writes", "unaligned_writes", "objects_per_aggregator" -> the
+ * preference, or -1 for another kind (rmw: no knob of advise). */
+int ostio__advise_prefer_from_kind(const char *kind);
+const char *ostio__advise_prefer_kind(int p);
+/* What the statistics report says to try, in advise's words. */
+const char *ostio__advise_prefer_advice(int p);
+/* c with the knobs its container does not use set as the search keeps
+ * them (fpp: a plain file, no cache; log: independent, no cache; no
+ * aggregators without a collective strategy). */
+ostio__advise_choice ostio__advise_normal(ostio__advise_choice c);
+
+/* Whether c follows preference p. */
+int ostio__advise_follows(const ostio__advise_choice *c, int p);
 
 /* Fills ext[0 .. nranks) and n[0 .. nranks) with call k's per-rank extents
  * (each rank's sorted and disjoint, as ob_pattern_build gives them), valid
@@ -59,6 +100,7 @@ typedef struct ostio__advise_input {
   ostio__advise_call_fn call;
   void *ctx;
   ostio__advise_choice current;
+  unsigned prefer;         /* bit p: preference p (the run's warnings)            */
   /* Called after each simulation (may be NULL): done so far, and the most
    * this call can make (its candidates, at most OSTIO__ADVISE_MAX_SIMS). */
   void (*progress)(void *arg, int done, int most);
@@ -80,6 +122,7 @@ typedef struct ostio__advise_eval {
 
 typedef enum ostio__advise_knob_id {
   OSTIO__ADV_CONTAINER = 0,
+  OSTIO__ADV_CACHE,
   OSTIO__ADV_STRATEGY,
   OSTIO__ADV_STRIPE_COUNT,
   OSTIO__ADV_STRIPE_SIZE,
@@ -93,9 +136,10 @@ typedef enum ostio__advise_knob_id {
  * line above's (the first line's: over the current choice), so the gains
  * multiply to the total and a kept knob has gain 1. */
 typedef struct ostio__advise_knob {
-  const char *name;        /* "container", "strategy", "stripe_count",
+  const char *name;        /* "container", "cache", "strategy", "stripe_count",
                             * "stripe_size", "cb_nodes"                            */
-  char current[40], recommended[40]; /* as printed: "shared", "ost", "48", "4m",
+  char current[40], recommended[40]; /* as printed: "shared", "striped", "log",
+                            * "fpp", "on", "off", "ost", "48", "4m",
                             * "96 (2 per node)", "-" when not used                */
   int change;              /* 1: change to recommended; 0: keep                    */
   double bandwidth;        /* bytes/s                                              */
@@ -111,12 +155,16 @@ typedef struct ostio__advise_result {
   int ranks_per_node;      /* as used                                              */
   int nsims;               /* simulations run (<= OSTIO__ADVISE_MAX_SIMS)          */
   int nstripe_counts, nstripe_sizes; /* values tried                               */
+  /* Per preference asked for: the fastest candidate that follows it over
+   * the recommendation (1: followed or as fast; 0: none tried follows it). */
+  double prefer_gain[OSTIO__ADV_NPREFER];
 } ostio__advise_result;
 
 /* Evaluates the candidates above and fills out. OSTIO_EINVAL with a detail
  * for a NULL argument, a system out of range, a rank count the system
  * cannot hold, ncalls < 1, a current choice out of range (strategy,
- * stripe count 1 .. 2000, stripe size 1 .. 2^32 - 1, cb_nodes 0 .. nranks)
+ * stripe count 1 .. 2000, stripe size 1 .. 2^32 - 1, cb_nodes 0 .. nranks,
+ * container, cache 0 or 1), prefer bits beyond the preferences
  * or a pattern that writes no byte; the callback's and the model's errors
  * are passed on; OSTIO_ENOMEM. out is zeroed first. */
 int ostio__advise(const ostio__advise_input *in, ostio__advise_result *out);

@@ -25,6 +25,20 @@ int ostio__mstrategy_from_name(const char *name)
   return -1;
 }
 
+static const char *const cnames[OSTIO__MC_COUNT] = {"file", "striped", "log"};
+
+const char *ostio__mcontainer_name(int c)
+{
+  return c >= 0 && c < OSTIO__MC_COUNT ? cnames[c] : "?";
+}
+
+int ostio__mcontainer_from_name(const char *name)
+{
+  for (int c = 0; name && c < OSTIO__MC_COUNT; c++)
+    if (!strcmp(name, cnames[c])) return c;
+  return -1;
+}
+
 int ostio__model_acc_init(ostio__model_acc *a, int64_t nranks)
 {
   memset(a, 0, sizeof *a);
@@ -35,7 +49,9 @@ int ostio__model_acc_init(ostio__model_acc *a, int64_t nranks)
   a->send_bytes = calloc((size_t)nranks, sizeof *a->send_bytes);
   a->recv_bytes = calloc((size_t)nranks, sizeof *a->recv_bytes);
   a->send_msgs = calloc((size_t)nranks, sizeof *a->send_msgs);
-  if (!a->send_bytes || !a->recv_bytes || !a->send_msgs) {
+  a->log_end = calloc((size_t)nranks, sizeof *a->log_end);
+  a->log_iend = calloc((size_t)nranks, sizeof *a->log_iend);
+  if (!a->send_bytes || !a->recv_bytes || !a->send_msgs || !a->log_end || !a->log_iend) {
     ostio__model_acc_free(a);
     return ostio__fail(OSTIO_ENOMEM, "model: out of memory for %lld ranks", (long long)nranks);
   }
@@ -50,7 +66,37 @@ void ostio__model_acc_free(ostio__model_acc *a)
   free(a->send_msgs);
   free(a->aggr_order);
   free(a->hidx);
+  free(a->log_end);
+  free(a->log_iend);
   memset(a, 0, sizeof *a);
+}
+
+/* Every field back to 0 as ostio__model_acc_init leaves it (present or
+ * added later), keeping the allocations and the aggregator placement (the
+ * same ranks for every configuration). */
+void ostio__model_acc_reset(ostio__model_acc *a)
+{
+  ostio__model_acc keep = *a;
+  size_t P = (size_t)keep.nranks;
+  memset(a, 0, sizeof *a);
+  a->nranks = keep.nranks;
+  a->flow = keep.flow;
+  a->cap = keep.cap;
+  a->send_bytes = keep.send_bytes;
+  a->recv_bytes = keep.recv_bytes;
+  a->send_msgs = keep.send_msgs;
+  a->log_end = keep.log_end;
+  a->log_iend = keep.log_iend;
+  a->aggr_order = keep.aggr_order;
+  a->aggr_eligible = keep.aggr_eligible;
+  a->aggr_rpn = keep.aggr_rpn;
+  a->hidx = keep.hidx;     /* hsync 0: rebuilt (emptied) at the first flow */
+  a->hcap = keep.hcap;
+  memset(a->send_bytes, 0, P * sizeof *a->send_bytes);
+  memset(a->recv_bytes, 0, P * sizeof *a->recv_bytes);
+  memset(a->send_msgs, 0, P * sizeof *a->send_msgs);
+  memset(a->log_end, 0, P * sizeof *a->log_end);
+  memset(a->log_iend, 0, P * sizeof *a->log_iend);
 }
 
 /* ---- flows -------------------------------------------------------------------------------- */
@@ -370,7 +416,87 @@ static int check_job(const ostio__model_acc *a, const ostio__model_job *j, int s
   if (strategy < 0 || strategy >= OSTIO__MS_COUNT)
     return ostio__fail(OSTIO_EINVAL, "model: strategy %d; accepted: 0 to %d", strategy,
                        OSTIO__MS_COUNT - 1);
+  if (j->container < 0 || j->container >= OSTIO__MC_COUNT || j->cache < 0 || j->cache > 1)
+    return ostio__fail(OSTIO_EINVAL, "model: container %d, cache %d; accepted: 0 to %d (file, "
+                       "striped, log), 0 or 1", j->container, j->cache, OSTIO__MC_COUNT - 1);
   return 0;
+}
+
+/* ---- containers and the cache ------------------------------------------------------------- */
+
+/* Files opened or created by the job: each rank its file (or its own file),
+ * a striped container's manifest and K object files on every rank, a log
+ * container's data and index log per writing rank plus its manifest and
+ * size record. */
+static int64_t job_opens(const ostio__model_job *j)
+{
+  int64_t per = 0;
+  for (int c = 0; c < j->l->ncomp; c++) per += j->l->comp[c].stripe_count;
+  if (j->container == OSTIO__MC_LOG) return 2 * j->nranks + 2;
+  if (j->container == OSTIO__MC_STRIPED) return j->nranks * (per + 1);
+  return j->nranks;
+}
+
+/* Index records a log writer makes for one call's extents (sorted, as the
+ * writer sorts them): a record grows while the pieces have its length and
+ * its stride (set by its second piece, at least the length); each call has
+ * its own seq, so records never span calls. */
+static int64_t log_records(const ostio_extent *e, size_t n)
+{
+  int64_t recs = 0, len = 0, last = 0, stride = 0, count = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (e[i].length == 0) continue;
+    int64_t d = e[i].offset - last;
+    if (count > 0 && e[i].length == len && (count == 1 ? d >= len : d == stride)) {
+      if (count == 1) stride = d;
+      count++;
+      last = e[i].offset;
+      continue;
+    }
+    recs++;
+    len = e[i].length;
+    last = e[i].offset;
+    count = 1;
+  }
+  return recs;
+}
+
+#define LOG_RECORD 64 /* bytes of one index record (container-format.md) */
+
+/* One collective call into a log container (writers=rank): each rank's
+ * bytes appended to its data log (file r) in one request, then its records
+ * to its index log (file nranks + r), one request each; two agreements. */
+static int log_call(ostio__model_acc *a, const objmap *m, const ostio_extent *const *ext,
+                    const size_t *n)
+{
+  const ostio__model_job *j = m->j;
+  int rc = 0;
+  for (int64_t r = 0; rc == 0 && r < j->nranks; r++) {
+    int64_t bytes = 0;
+    for (size_t i = 0; i < n[r]; i++) bytes += ext[r][i].length; /* below the call's checked sum */
+    if (bytes == 0) continue;
+    rc = add_run(a, m, r, r, a->log_end[r], bytes, a->tag++);
+    a->log_end[r] += bytes;
+    for (int64_t k = log_records(ext[r], n[r]); rc == 0 && k > 0; k--) {
+      if (a->log_iend[r] > INT64_MAX - LOG_RECORD)
+        return ostio__fail(OSTIO_ERANGE, "model: rank %lld's index log passes 2^63 bytes",
+                           (long long)r);
+      rc = add_run(a, m, r, j->nranks + r, a->log_iend[r], LOG_RECORD, a->tag++);
+      a->log_iend[r] += LOG_RECORD;
+    }
+  }
+  if (rc == 0) a->syncs += 2;
+  return rc;
+}
+
+/* Whether every extent of the call is shorter than a cache page. */
+static int sub_page(const ostio__model_job *j, const ostio_extent *const *ext, const size_t *n)
+{
+  int64_t page = j->l->comp[0].stripe_size;
+  for (int64_t r = 0; r < j->nranks; r++)
+    for (size_t i = 0; i < n[r]; i++)
+      if (ext[r][i].length >= page) return 0;
+  return 1;
 }
 
 int ostio__model_add_call(ostio__model_acc *a, const ostio__model_job *j, int strategy,
@@ -393,12 +519,22 @@ int ostio__model_add_call(ostio__model_acc *a, const ostio__model_job *j, int st
       if (off < lo) lo = off;
       if (off + len > hi) hi = off + len;
     }
-  if (a->opens == 0) a->opens = j->nranks; /* every rank opens (or creates) once */
+  if (a->opens == 0) a->opens = job_opens(j); /* every rank opens (or creates) once */
   if (bytes == 0) return 0;
   if (a->bytes > INT64_MAX - bytes) return ostio__fail(OSTIO_ERANGE, "model: over 2^63 bytes");
   objmap m;
   if ((rc = objmap_init(&m, j)) < 0) return rc;
-  if (strategy == OSTIO__MS_INDEPENDENT || strategy == OSTIO__MS_FPP) {
+  if (j->container == OSTIO__MC_LOG) {
+    rc = log_call(a, &m, ext, n);
+  } else if (j->cache && strategy != OSTIO__MS_FPP && sub_page(j, ext, n)) {
+    /* The owners' pages, written back a request per page (a round of one
+     * page): the `ost` rule's traffic, synchronisations included (the
+     * drains, lock hand-offs and flushes are not modelled as cheaper:
+     * measured, the cache runs at ROMIO's collective speed, docs/cache.md). */
+    ostio__model_job jc = *j;
+    jc.round_bytes = j->l->comp[0].stripe_size;
+    rc = collective(a, &jc, OSTIO__MS_OST, &m, ext, n, lo, hi, count);
+  } else if (strategy == OSTIO__MS_INDEPENDENT || strategy == OSTIO__MS_FPP) {
     for (int64_t r = 0; rc == 0 && r < j->nranks; r++)
       for (size_t i = 0; rc == 0 && i < n[r]; i++)
         if (ext[r][i].length > 0)

@@ -31,6 +31,25 @@ const char *ostio__mstrategy_name(int s);
 /* "ost", "even", "aligned", "independent", "fpp" -> the enum, or -1. */
 int ostio__mstrategy_from_name(const char *name);
 
+/* Where the bytes go (issue 31; docs/model.md, "Containers and the cache").
+ *   file     a plain file: one shared file, or a file per process (fpp)
+ *   striped  a striped container: the shared file's objects, each its own
+ *            file (the same flows; each rank also opens the K object files
+ *            and the manifest)
+ *   log      a log container (writers=rank): each rank appends a call's
+ *            bytes to its own data log in one request, and 64 bytes per
+ *            index record, one request each, to its own index log; two
+ *            agreements per call and no exchange. The strategy is not used. */
+typedef enum ostio__mcontainer {
+  OSTIO__MC_FILE = 0,
+  OSTIO__MC_STRIPED,
+  OSTIO__MC_LOG,
+  OSTIO__MC_COUNT
+} ostio__mcontainer;
+
+const char *ostio__mcontainer_name(int c);  /* "file", "striped", "log" */
+int ostio__mcontainer_from_name(const char *name);
+
 typedef struct ostio__model_job {
   const ostio_layout *l;    /* the file's layout (borrowed, valid)            */
   int64_t nranks;           /* >= 1, at most 2^31 - 1                         */
@@ -41,6 +60,16 @@ typedef struct ostio__model_job {
   int64_t round_bytes;      /* an aggregator's bytes per round; 0: 8 MiB, the
                              * engine's default (cb_buffer_size 16 MiB over
                              * its two pipelined buffers)                    */
+  int container;            /* ostio__mcontainer; 0: a plain file            */
+  int cache;                /* ostio_cache=enable (file or striped, not fpp):
+                             * a call whose every extent is shorter than a
+                             * page (the first component's stripe) goes
+                             * through the cache: its bytes move to the
+                             * pages' owners (the `ost` rule) and each owner
+                             * writes them back, a request per page, with
+                             * the synchronisations of a collective call
+                             * (independent small writes made collective);
+                             * other calls go the strategy's way            */
 } ostio__model_job;
 
 /* Traffic accumulated over the calls of a pattern. */
@@ -67,9 +96,14 @@ typedef struct ostio__model_acc {
    * from the flows otherwise (ostio__model_traffic reorders them). */
   size_t *hidx;
   size_t hcap, hsync;
+  /* Log containers: each rank's data and index log ends (nranks each). */
+  int64_t *log_end, *log_iend;
 } ostio__model_acc;
 
 int ostio__model_acc_init(ostio__model_acc *a, int64_t nranks);
+/* Empties a for another pattern or configuration of the same ranks, keeping
+ * its allocations and aggregator placement. */
+void ostio__model_acc_reset(ostio__model_acc *a);
 void ostio__model_acc_free(ostio__model_acc *a);
 
 /* Adds one call: rank r's extents are ext[r][0 .. n[r]), each rank's sorted

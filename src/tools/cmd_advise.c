@@ -22,11 +22,13 @@ static const char *help =
   "Usage: ostio advise --system FILE [OPTIONS]\n\n"
   "Recommends, for an ostio-bench pattern or a real run's statistics on the\n"
   "cluster FILE describes (JSON: docs/model.md; shipped ones in systems/), the\n"
-  "container kind (shared file or file per process), the strategy (ost, even,\n"
-  "aligned, independent), the stripe count and size and the aggregator count,\n"
-  "one line per knob: current -> recommended, the predicted bandwidth and gain\n"
-  "and the reason, from the same model as `ostio model` (at most 256\n"
-  "simulations). A model, not a measurement: docs/model.md says what it leaves\n"
+  "container kind (shared file, striped container, log container or file per\n"
+  "process), the client cache (ostio_cache), the strategy (ost, even, aligned,\n"
+  "independent), the stripe count and size and the aggregator count, one line\n"
+  "per knob: current -> recommended, the predicted bandwidth and gain and the\n"
+  "reason, from the same model as `ostio model` (at most 320 simulations). With\n"
+  "--stats, the run's own warnings decide between candidates the model cannot\n"
+  "tell apart. A model, not a measurement: docs/model.md says what it leaves\n"
   "out.\n\n"
   "Options:\n"
   "  --system FILE        the cluster (required)\n"
@@ -39,13 +41,17 @@ static const char *help =
   "  --stripe-size S      a multiple of 64k, below 4g, as Lustre takes it  [1m]\n"
   "  --cb-nodes N         aggregators, 0 = the strategy's rule  [0]\n"
   "  --fpp                a file per process (the same as --strategy fpp)\n"
+  "  --container KIND     shared (a plain file), striped or log  [shared]\n"
+  "  --cache on|off       ostio_cache=enable  [off]\n"
   "The pattern, as ostio-bench's (ior, strided, btio, flash, random):\n"
   "  -p NAME -b SIZE -t SIZE -s N --btio-class C   [ior -b 1m -t 1m -s 1]\n"
   "or from a run:\n"
   "  --stats FILE         an OSTIO_STATS=json:PATH document (format ostio-stats,\n"
   "                       version 2): ranks, calls, bytes, layout and strategy of\n"
   "                       one of its files, approximated as IOR's segmented\n"
-  "                       pattern (docs/model.md says what is lost)\n"
+  "                       pattern (docs/model.md says what is lost); -p\n"
+  "                       strided|ior and -t SIZE may give the pieces of the\n"
+  "                       run's calls, which the document does not hold\n"
   "  --stats-file I       which file of the document (0-based index in \"files\")\n"
   "                       [the one with the most bytes written]\n"
   "  --json               print the advice as one JSON object\n"
@@ -56,13 +62,14 @@ static const char *help =
   "statistics-file error, 2 on a usage error.\n";
 
 enum { OPT_SYSTEM = OPT_MAX_PIECES + 1, OPT_RANKS, OPT_RPN, OPT_SC, OPT_SS, OPT_STRAT, OPT_CB,
-       OPT_FPP, OPT_STATS, OPT_STATS_FILE, OPT_PROGRESS };
+       OPT_FPP, OPT_STATS, OPT_STATS_FILE, OPT_PROGRESS, OPT_CONTAINER, OPT_CACHE };
 
 typedef struct aargs {
   const char *system, *stats;
   int64_t ranks, rpn, stats_file;
   int64_t sc, ss, cb;          /* -1: not given                             */
   int strategy;                /* -1: not given                             */
+  int container, cache;        /* -1: not given                             */
   int json, progress;
   model_pattern flags;         /* -p, -b, -t, -s, --btio-class as given     */
   ob_pattern_opts pat;
@@ -90,6 +97,16 @@ static int parse_opt(int c, aargs *a, char **argv)
   case OPT_JSON: a->json = 1; break;
   case OPT_PROGRESS: a->progress = 1; break;
   case OPT_FPP: a->strategy = OSTIO__MS_FPP; break;
+  case OPT_CONTAINER:
+    a->container = !strcmp(optarg, "shared") ? OSTIO__MC_FILE
+                   : ostio__mcontainer_from_name(optarg) > 0 ? ostio__mcontainer_from_name(optarg)
+                                                              : -1;
+    if (a->container >= 0) return 0;
+    return cli_usage_error(CMD, "--container %s: expected shared, striped or log (a file per "
+                           "process: --fpp)", optarg);
+  case OPT_CACHE:
+    a->cache = !strcmp(optarg, "on") ? 1 : !strcmp(optarg, "off") ? 0 : -1;
+    return a->cache >= 0 ? 0 : cli_usage_error(CMD, "--cache %s: expected on or off", optarg);
   case OPT_RANKS: a->ranks = int_arg(optarg, 1, INT32_MAX, &ok);
     return ok ? 0 : cli_usage_error(CMD, "--ranks %s: expected a count from 1 to %d", optarg, INT32_MAX);
   case OPT_RPN: a->rpn = int_arg(optarg, 1, 65536, &ok);
@@ -118,11 +135,14 @@ static int parse(int argc, char **argv, aargs *a)
     {"stripe-size", required_argument, NULL, OPT_SS},
     {"strategy", required_argument, NULL, OPT_STRAT}, {"cb-nodes", required_argument, NULL, OPT_CB},
     {"fpp", no_argument, NULL, OPT_FPP}, {"btio-class", required_argument, NULL, MODEL_OPT_BTIO},
+    {"container", required_argument, NULL, OPT_CONTAINER},
+    {"cache", required_argument, NULL, OPT_CACHE},
     {"stats", required_argument, NULL, OPT_STATS},
     {"stats-file", required_argument, NULL, OPT_STATS_FILE},
     {"json", no_argument, NULL, OPT_JSON}, {"progress", no_argument, NULL, OPT_PROGRESS},
     {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
-  *a = (aargs){.sc = -1, .ss = -1, .cb = -1, .strategy = -1, .stats_file = -1};
+  *a = (aargs){.sc = -1, .ss = -1, .cb = -1, .strategy = -1, .stats_file = -1, .container = -1,
+               .cache = -1};
   model_pattern_init(&a->flags);
   int c, rc;
   optind = 1;
@@ -136,9 +156,11 @@ static int parse(int argc, char **argv, aargs *a)
   }
   if (optind < argc) return cli_usage_error(CMD, "unexpected argument %s (see --help)", argv[optind]);
   if (!a->system) return cli_usage_error(CMD, "--system FILE is required (see systems/)");
-  if (a->stats && a->flags.given)
-    return cli_usage_error(CMD, "--stats gives the pattern: -p, -b, -t, -s and --btio-class "
-                           "cannot be combined with it");
+  if (a->stats && (a->flags.block > 0 || a->flags.segments > 0 || a->flags.btio_class ||
+                   (a->flags.kind != OB_PAT_IOR && a->flags.kind != OB_PAT_STRIDED)))
+    return cli_usage_error(CMD, "--stats gives the bytes and calls: -b, -s, --btio-class and "
+                           "patterns other than ior and strided cannot be combined with it "
+                           "(-p strided -t SIZE give the pieces of the run's calls)");
   if (a->stats_file >= 0 && !a->stats) return cli_usage_error(CMD, "--stats-file needs --stats FILE");
   model_pattern_opts(&a->flags, &a->pat);
   return 0;
@@ -146,13 +168,39 @@ static int parse(int argc, char **argv, aargs *a)
 
 /* ---- output ------------------------------------------------------------------------------- */
 
+/* The run's warnings and whether the advice follows each. */
+static void print_warnings(const ostio__advise_result *r, unsigned prefer, int json)
+{
+  int first = 1;
+  for (int p = 0; p < OSTIO__ADV_NPREFER; p++) {
+    if (!(prefer >> p & 1u)) continue;
+    int follows = ostio__advise_follows(&r->best.c, p);
+    if (json) {
+      printf("%s{\"kind\": \"%s\", \"advice\": \"%s\", \"followed\": %s, \"gain\": %.6g}",
+             first ? "" : ", ", ostio__advise_prefer_kind(p), ostio__advise_prefer_advice(p),
+             follows ? "true" : "false", r->prefer_gain[p]);
+    } else if (follows) {
+      printf("# the run's statistics warned: %s (try %s): followed\n",
+             ostio__advise_prefer_kind(p), ostio__advise_prefer_advice(p));
+    } else {
+      printf("# the run's statistics warned: %s (try %s): not followed, the model predicts "
+             "x%.2f for the best candidate that does\n", ostio__advise_prefer_kind(p),
+             ostio__advise_prefer_advice(p), r->prefer_gain[p]);
+    }
+    first = 0;
+  }
+}
+
 static void json_choice(const ostio__advise_eval *e)
 {
   const ostio__advise_choice *c = &e->c;
-  printf("{\"container\": \"%s\", \"strategy\": \"%s\", \"stripe_count\": %lld, "
+  int log = c->container == OSTIO__MC_LOG && c->strategy != OSTIO__MS_FPP;
+  printf("{\"container\": \"%s\", \"cache\": %s, \"strategy\": \"%s\", \"stripe_count\": %lld, "
          "\"stripe_size\": %lld, \"cb_nodes\": %lld, \"aggregators\": %lld, "
          "\"bandwidth_MBps\": %.6g, \"time_s\": %.6g, \"conflicts\": %.6g, \"bottleneck\": ",
-         c->strategy == OSTIO__MS_FPP ? "fpp" : "shared", ostio__mstrategy_name(c->strategy),
+         c->strategy == OSTIO__MS_FPP ? "fpp" : log ? "log"
+         : c->container == OSTIO__MC_STRIPED ? "striped" : "shared", c->cache ? "true" : "false",
+         log ? "-" : ostio__mstrategy_name(c->strategy),
          (long long)c->stripe_count, (long long)c->stripe_size, (long long)c->cb_nodes,
          (long long)e->naggr, e->bandwidth / 1e6, e->time, e->conflicts);
   json_string(stdout, e->bottleneck);
@@ -178,6 +226,9 @@ static void print_json(const ostio__sys *sys, const ostio__advise_result *r, int
            "\"aggregators_max\": %lld, \"file_per_process\": %s", (long long)s->nprocs,
            (long long)s->world_size, (long long)s->calls, (long long)s->bytes,
            (long long)s->aggr_max, s->fpp ? "true" : "false");
+    printf(", \"warnings\": [");
+    print_warnings(r, s->prefer, 1);
+    printf("]");
   }
   printf("}, \"simulations\": %d, \"stripe_counts_tried\": %d, \"stripe_sizes_tried\": %d, "
          "\"current\": ", r->nsims, r->nstripe_counts, r->nstripe_sizes);
@@ -216,6 +267,7 @@ static void print_text(const ostio__sys *sys, const ostio__advise_result *r, int
   printf("# pattern %s -b %s -t %s -s %lld (%d call%s); %d simulations; a model, not a "
          "measurement (docs/model.md)\n", ob_pattern_name(o->kind), b, t, (long long)o->segments,
          ncalls, ncalls == 1 ? "" : "s", r->nsims);
+  if (stats) print_warnings(r, s->prefer, 0);
   printf("%-13s %-34s %10s %7s  %s\n", "knob", "current -> recommended", "MB/s", "gain", "reason");
   char mv[96];
   for (int k = 0; k < OSTIO__ADV_NKNOBS; k++) {
@@ -254,21 +306,36 @@ static void on_progress(void *arg, int done, int most)
 
 /* ---- the command -------------------------------------------------------------------------- */
 
-/* The current choice and the pattern from the flags, or from the run. */
-static void current_choice(const aargs *a, const model_run *s, ostio__advise_choice *c,
-                           ob_pattern_opts *o)
+/* The current choice and the pattern from the flags, or from the run (with
+ * -t: the pieces of its calls). CLI_OK or a usage error's status. */
+static int current_choice(const aargs *a, const model_run *s, ostio__advise_choice *c,
+                          ob_pattern_opts *o)
 {
   *c = (ostio__advise_choice){.strategy = OSTIO__MS_OST, .stripe_count = 4,
                               .stripe_size = (int64_t)1 << 20};
   if (s) {
     *c = (ostio__advise_choice){.strategy = s->fpp ? OSTIO__MS_FPP : s->strategy,
-                                .stripe_count = s->stripe_count, .stripe_size = s->stripe_size};
+                                .stripe_count = s->stripe_count, .stripe_size = s->stripe_size,
+                                .container = s->container, .cache = s->cache};
     model_stats_pattern(s, o);
+    int64_t t = a->flags.transfer, b = o->block;
+    if (t > 0 && (b % t != 0))
+      return cli_usage_error(CMD, "-t %lld: the run wrote %lld bytes per rank per call; the "
+                             "pieces must divide it", (long long)t, (long long)b);
+    if (t > 0 && t < b) {
+      int64_t calls = o->segments;
+      *o = (ob_pattern_opts){.kind = OB_PAT_STRIDED, .block = b, .transfer = t,
+                             .segments = calls, .seed = o->seed};
+    }
   }
   if (a->strategy >= 0) c->strategy = a->strategy;
   if (a->sc > 0) c->stripe_count = a->sc;
   if (a->ss > 0) c->stripe_size = a->ss;
   if (a->cb >= 0) c->cb_nodes = a->cb;
+  if (a->container >= 0) c->container = a->container;
+  if (a->cache >= 0) c->cache = a->cache;
+  *c = ostio__advise_normal(*c);
+  return CLI_OK;
 }
 
 int cmd_advise(int argc, char **argv)
@@ -280,8 +347,9 @@ int cmd_advise(int argc, char **argv)
   model_run run = {0};
   if ((rc = ostio__sys_load(a.system, &sys)) < 0) return cli_lib_error(CMD, rc);
   if (a.stats && (rc = model_stats_read(CMD, a.stats, a.stats_file, &run)) != CLI_OK) return rc;
-  ostio__advise_input in = {.sys = &sys, .ranks_per_node = (int)a.rpn, .call = model_plans_call};
-  current_choice(&a, a.stats ? &run : NULL, &in.current, &a.pat);
+  ostio__advise_input in = {.sys = &sys, .ranks_per_node = (int)a.rpn, .call = model_plans_call,
+                            .prefer = a.stats ? run.prefer : 0};
+  if ((rc = current_choice(&a, a.stats ? &run : NULL, &in.current, &a.pat)) != CLI_OK) return rc;
   int64_t cap = sys.nodes * (a.rpn ? a.rpn : sys.ranks_per_node);
   in.nranks = a.ranks ? a.ranks : a.stats ? model_stats_ranks(&run)
                                           : (cap < 1024 ? cap : 1024);

@@ -292,6 +292,11 @@ int cmd_model(int argc, char **argv)
   model_run run = {0};
   if ((rc = ostio__sys_load(a.system, &sys)) < 0) return cli_lib_error(CMD, rc);
   if (a.stats && (rc = model_stats_read(CMD, a.stats, a.stats_file, &run)) != CLI_OK) return rc;
+  if (a.stats && run.container == OSTIO__MC_LOG)
+    return cli_runtime_error(CMD, "--stats %s: files[%lld] is a log container (no stripe layout); "
+                             "`ostio model` models a striped file's strategies (`ostio advise "
+                             "--stats` weighs a log container against them)", a.stats,
+                             (long long)run.index);
   int64_t dflt = sys.nodes * sys.ranks_per_node;
   int64_t ranks = a.ranks ? a.ranks : a.stats ? model_stats_ranks(&run) : (dflt < 1024 ? dflt : 1024);
   if (a.stats) model_stats_pattern(&run, &a.pat);

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "hints/hints.h"
 #include "layout/source.h"
+#include "model/advise.h"
 #include "model/json.h"
 #include "model/model_plan.h"
 #include "tools/cli.h"
@@ -246,6 +247,17 @@ static int read_file_rec(const char *cmd, const ostio__json *root, const ostio__
     return cli_runtime_error(cmd, "--stats %s: files[%lld] lacks \"nprocs\" (>= 1) or \"layout\" "
                              "with integer stripe_count, stripe_size, ncomponents",
                              path, (long long)s->index);
+  const ostio__json_member *src = ostio__json_find(&lay->value, "source");
+  const char *source = src && src->value.type == OSTIO__JSON_STRING ? src->value.u.str.s : "";
+  /* "log" (the model's container name for it) or "container" (a striped one). */
+  s->container = ostio__mcontainer_from_name(source) == OSTIO__MC_LOG ? OSTIO__MC_LOG
+                 : !strcmp(source, "container")                      ? OSTIO__MC_STRIPED
+                                                                     : OSTIO__MC_FILE;
+  if (s->container == OSTIO__MC_LOG && s->stripe_count == 0 && s->stripe_size == 0) {
+    s->stripe_count = 1;      /* the logs' own layout is not in the document */
+    s->stripe_size = (int64_t)1 << 20;
+    s->ncomponents = 1;
+  }
   if (s->ncomponents < 1 || s->stripe_count < 1 || s->stripe_count > OSTIO_MAX_STRIPE_COUNT ||
       s->stripe_size < 1 || s->stripe_size > 0xFFFFFFFFll)
     return cli_runtime_error(cmd, "--stats %s: files[%lld] has no stripe layout (stripe count "
@@ -264,6 +276,16 @@ static int read_file_rec(const char *cmd, const ostio__json *root, const ostio__
   s->aggr_max = counter(f, "aggr_max", "max");
   s->strategy = run_strategy(f);
   s->fpp = s->nprocs == 1 && s->world_size > 1;
+  s->cache = counter(f, "cache_hits", "sum") + counter(f, "cache_misses", "sum") > 0;
+  s->sys_writes = counter(f, "sys_writes", "sum");
+  s->indep = coll > 0 ? 0 : indep;
+  const ostio__json_member *warn = ostio__json_find(f, "warnings");
+  for (size_t i = 0; warn && warn->value.type == OSTIO__JSON_ARRAY && i < warn->value.u.arr.n; i++) {
+    const ostio__json_member *k = ostio__json_find(&warn->value.u.arr.item[i], "kind");
+    int p = k && k->value.type == OSTIO__JSON_STRING ? ostio__advise_prefer_from_kind(k->value.u.str.s)
+                                                     : -1;
+    if (p >= 0) s->prefer |= 1u << p;
+  }
   if (s->nprocs > INT32_MAX || s->world_size < 1 || s->world_size > INT32_MAX)
     return cli_runtime_error(cmd, "--stats %s: nprocs %lld, world_size %lld; accepted: 1 to %d",
                              path, (long long)s->nprocs, (long long)s->world_size, INT32_MAX);
@@ -311,6 +333,15 @@ void model_stats_pattern(const model_run *s, ob_pattern_opts *o)
   ob_pattern_defaults(OB_PAT_IOR, o);
   o->block = o->transfer = s->bytes / (s->nprocs * s->calls);
   o->segments = s->calls;
+  /* Independent calls of k system writes each, k dividing the call: k
+   * interleaved pieces per call. */
+  int64_t calls = s->indep * s->nprocs, k = calls > 0 ? s->sys_writes / calls : 0;
+  if (k > 1 && s->sys_writes % calls == 0 && o->block % k == 0) {
+    ob_pattern_defaults(OB_PAT_STRIDED, o);
+    o->block = s->bytes / (s->nprocs * s->calls);
+    o->transfer = o->block / k;
+    o->segments = s->calls;
+  }
 }
 
 int64_t model_stats_ranks(const model_run *s)

@@ -71,14 +71,23 @@ typedef struct model_run {
   int64_t stripe_count, stripe_size, ncomponents;
   int strategy;             /* ostio__mstrategy the run used most               */
   int fpp;                  /* one file of a file-per-process set               */
+  int container;            /* ostio__mcontainer: layout.source "container" is
+                             * a striped container, "log" a log container       */
+  int cache;                /* the cache counters moved pages                   */
+  unsigned prefer;          /* ostio__advise_prefer bits of the file's warnings */
+  int64_t sys_writes, indep;  /* system writes; independent calls per rank      */
 } model_run;
 
 /* Reads file index want (-1: the one with the most bytes written) of the
  * document at path: CLI_OK, or the status of a runtime error with a
- * message naming the file and what is accepted. */
+ * message naming the file and what is accepted. A log container (no stripe
+ * layout in the document) is read with stripe count 1 and 1 MiB stripes,
+ * the logs' layout being unknown. */
 int model_stats_read(const char *cmd, const char *path, int64_t want, model_run *s);
 /* The run as IOR's segmented pattern: -b b -t b -s C with b the bytes per
- * rank per call and C the calls per rank. */
+ * rank per call and C the calls per rank. A run of independent calls that
+ * made several system writes per call (a strided view: one piece each) is
+ * IOR's strided pattern: -p strided -b b -t b/k -s C, k pieces per call. */
 void model_stats_pattern(const model_run *s, ob_pattern_opts *o);
 /* The run's rank count: world_size for one file of a file-per-process
  * set, else nprocs. */

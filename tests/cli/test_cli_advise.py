@@ -23,7 +23,7 @@ import common  # noqa: E402
 from common import CliTestCase  # noqa: E402
 
 SYSTEMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "systems")
-KNOBS = ["container", "strategy", "stripe_count", "stripe_size", "cb_nodes"]
+KNOBS = ["container", "cache", "strategy", "stripe_count", "stripe_size", "cb_nodes"]
 
 
 def system(name):
@@ -89,6 +89,14 @@ CONFLICTS = {"ostio_system": 1, "name": "conflicts", "nodes": 512, "ranks_per_no
              "oss_bw_MBps": 1100, "ost_bw_MBps": 180, "ost_req_us": 500, "lock_grant_us": 50,
              "lock_conflict_us": 1000, "mds_ops_per_s": 5000}
 
+# 4 nodes of 4 ranks on 50 MB/s links, 4 OSTs whose requests cost 2 ms, lock conflicts
+# 10 ms: 64 interleaved 4 KiB pieces per rank and call cost a shared file a request (and a
+# conflict) each, or an exchange over the slow links; a log appends them in one request.
+SLOW_LINKS = {"ostio_system": 1, "name": "slow-links", "nodes": 4, "ranks_per_node": 4,
+              "nic_bw_MBps": 50, "net_latency_us": 1, "oss_count": 2, "osts_per_oss": 2,
+              "oss_bw_MBps": 10000, "ost_bw_MBps": 1000, "ost_req_us": 2000,
+              "lock_grant_us": 50, "lock_conflict_us": 10000, "mds_ops_per_s": 1000000}
+
 
 class TestAdvise(CliTestCase):
     needs_xattrs = False
@@ -103,7 +111,8 @@ class TestAdvise(CliTestCase):
         r = self.ok("advise", "--help")
         self.assertTrue(r.stdout.startswith("Usage: ostio advise"), r.stdout)
         for flag in ("--system", "--ranks", "--ranks-per-node", "--strategy", "--stripe-count",
-                     "--stripe-size", "--cb-nodes", "--fpp", "--stats", "--stats-file", "--json",
+                     "--stripe-size", "--cb-nodes", "--fpp", "--container", "--cache", "--stats",
+                     "--stats-file", "--json",
                      "-p NAME", "--btio-class"):
             self.assertIn(flag, r.stdout)
         self.assertEqual(r.stderr, "")
@@ -124,7 +133,10 @@ class TestAdvise(CliTestCase):
             (["--system", s, "-p", "btio", "--ranks", "2"], ["square"]),
             (["--system", s, "--ranks", "8", "--cb-nodes", "9"], ["--cb-nodes 9"]),
             (["--system", s, "--ranks", "6000"], ["need 6000 nodes", "--ranks-per-node"]),
-            (["--system", s, "--stats", "x.json", "-b", "1m"], ["--stats gives the pattern"]),
+            (["--system", s, "--stats", "x.json", "-b", "1m"], ["--stats gives the bytes"]),
+            (["--system", s, "--stats", "x.json", "-p", "btio"], ["--stats gives the bytes"]),
+            (["--system", s, "--container", "fpp"], ["--container fpp", "--fpp"]),
+            (["--system", s, "--cache", "yes"], ["--cache yes", "on or off"]),
             (["--system", s, "--stats-file", "0"], ["--stats-file needs --stats"]),
             (["--system", s, "extra"], ["unexpected argument extra"]),
         ]
@@ -184,11 +196,9 @@ class TestAdvise(CliTestCase):
         doc = self.write_json("even.json", SHARED_EVEN)
         self.assert_fails(1, "advise", ["--system", s, "--stats", doc, "--stats-file", "1"],
                           ["--stats-file 1", "1 files"])
-        log = json.loads(json.dumps(SHARED_EVEN))
-        log["files"][0]["layout"] = {"stripe_count": 0, "stripe_size": 0, "ncomponents": 0,
-                                     "source": "log"}
-        self.assert_fails(1, "advise", ["--system", s, "--stats", self.write_json("log.json", log)],
-                          ["no stripe layout"])
+        # A stats document whose calls the pieces do not divide.
+        self.assert_fails(2, "advise", ["--system", s, "--stats", doc, "-t", "3k"],
+                          ["-t 3072", "must divide"])
         empty = json.loads(json.dumps(SHARED_EVEN))
         empty["files"][0]["counters"] = counters()
         self.assert_fails(1, "advise",
@@ -280,9 +290,18 @@ class TestAdvise(CliTestCase):
         self.assertEqual(d["recommended"]["container"], "shared", d["recommended"])
         # BTIO class A, 4 ranks on the 2 cores: independent writes measured 1.8-1.9x
         # above the collective strategies (the synchronisations of 4 ranks on 2 cores).
+        # Since issue 31 the model also weighs a log container, which avoids the
+        # exchange too (2 agreements per call instead of 3); it predicts it within 5 %
+        # of independent writes, and it was not measured on BTIO (docs/model.md).
+        # (38 simulations of 10,400 extents: 1.7 s of CPU in the sanitizer build, more
+        # than 10 s of wall time on a loaded machine.)
         d = self.json_of("advise", "--system", loc, "--ranks", "4", "--ranks-per-node", "4",
-                         "-p", "btio", "--btio-class", "A", "--strategy", "even", "--json")
-        self.assertEqual(d["recommended"]["strategy"], "independent", d["recommended"])
+                         "-p", "btio", "--btio-class", "A", "--strategy", "even", "--json",
+                         timeout=120)
+        rec = d["recommended"]
+        self.assertTrue(rec["strategy"] == "independent" and rec["container"] == "shared"
+                        or rec["container"] == "log", rec)
+        self.assertFalse(rec["cache"], rec)
         self.assertGreater(d["gain"], 1.0)
 
     def test_stats_from_a_real_run(self):
@@ -308,6 +327,136 @@ class TestAdvise(CliTestCase):
         self.assertEqual(d["stats"]["calls_per_rank"], 8)
         self.assertEqual((d["pattern"]["block"], d["pattern"]["segments"]), (262144, 8))
         self.assertEqual((d["current"]["strategy"], d["current"]["stripe_count"]), ("even", 2))
+        # Issue 31: the 4 KiB strided run of the issue, collective (one call of 1024 pieces
+        # per rank). Its report's warnings come from the library (src/stats/stats_advice.c);
+        # advise on the same document follows each of them or gives the model's figure.
+        env["OSTIO_STATS"] = "json:" + self.p("strided.json")
+        r = subprocess.run([mpiexec, "-n", "2", bench, "-a", "ostio:even", "-w", "-p", "strided",
+                            "-b", "4k", "-t", "4k", "-s", "1024", "--stripe-count", "2",
+                            "--warmup", "0", "-o", self.p("out4k")], cwd=self.tmp, env=env,
+                           timeout=120, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        if r.returncode != 0 or not os.path.exists(self.p("strided.json")):
+            self.skipTest("the 2-rank strided run did not complete here: %s" % r.stderr[-300:])
+        with open(self.p("strided.json")) as f:
+            report = [w["kind"] for w in json.load(f)["files"][0]["warnings"]]
+        self.assertIn("objects_per_aggregator", report)
+        d = self.json_of("advise", "--system", system("local"), "--stats", self.p("strided.json"),
+                         "-p", "strided", "-t", "4k", "--json")
+        self.assertEqual((d["pattern"]["kind"], d["pattern"]["transfer"]), ("strided", 4096))
+        kinds = self.check_warnings(d)
+        self.assertEqual(kinds, set(report) - {"rmw"})
+
+    def check_warnings(self, d):
+        """advise agrees with the statistics report: it follows each warning of the run, or
+        says the model predicts the best candidate that follows it 5 % slower or worse."""
+        kinds = {w["kind"] for w in d["stats"]["warnings"]}
+        for w in d["stats"]["warnings"]:
+            if w["followed"]:
+                self.assertEqual(w["gain"], 1.0, w)
+            else:
+                self.assertLess(w["gain"], 1 / 1.05, w)
+        rec = d["recommended"]
+        if "objects_per_aggregator" in kinds and rec["container"] in ("shared", "striped"):
+            self.assertTrue(rec["strategy"] == "ost" or rec["cache"], rec)
+        return kinds
+
+    def test_stats_strided_4k_collective(self):
+        """Issue 31: `ostio-bench -p strided -b 4k -t 4k -s 1024 -a ostio:even --stripe-count 2`
+        on 2 ranks (one collective call of 1024 pieces per rank). The document holds 4 MiB
+        per rank and call, not the pieces: -p strided -t 4k gives them and the pattern is
+        kept; the report's warning (objects_per_aggregator: try ost) is followed where the
+        model cannot tell even from ost."""
+        doc = document(2, 2, {"stripe_count": 2, "stripe_size": 1048576, "ncomponents": 1,
+                              "source": "emulated"}, "even",
+                       counters(coll_writes=(2, 1, 1), sys_writes=(2, 1, 1),
+                                bytes_written=(8388608, 4194304, 4194304),
+                                stripe_aligned_writes=(2, 1, 1), aggr_calls=(2, 1, 1),
+                                aggr_max=(4, 2, 2), rounds=(1, 1, 1), rounds_total=(2, 1, 1),
+                                objects_touched=(4, 2, 2), objects_max=(4, 2, 2),
+                                osts_touched=(4, 2, 2), osts_max=(4, 2, 2),
+                                strategy_even=(2, 1, 1)))
+        doc["files"][0]["warnings"] = [{"kind": "objects_per_aggregator", "text": "..."}]
+        path = self.write_json("strided4k.json", doc)
+        args = ["advise", "--system", system("local"), "--stats", path]
+        d = self.json_of(*(args + ["-p", "strided", "-t", "4k", "--json"]))
+        self.check_doc(d)
+        pat = d["pattern"]
+        self.assertEqual((pat["kind"], pat["block"], pat["transfer"], pat["segments"],
+                          pat["calls"]), ("strided", 4194304, 4096, 1, 1))
+        self.assertEqual(self.check_warnings(d), {"objects_per_aggregator"})
+        self.assertEqual(d["recommended"]["strategy"], "ost", d["recommended"])
+        self.assertTrue(d["stats"]["warnings"][0]["followed"])
+        text = self.ok(*(args + ["-p", "strided", "-t", "4k"])).stdout
+        self.assertIn("# pattern strided -b 4m -t 4k -s 1 (1 call)", text)
+        self.assertIn("objects_per_aggregator (try ostio_strategy=ost): followed", text)
+        self.assertIn("as the run's statistics advise", text)
+        # Without the pieces the pattern is the document's (one piece per call) and the
+        # warning is followed all the same.
+        d = self.json_of(*(args + ["--json"]))
+        self.assertEqual(d["recommended"]["strategy"], "ost", d["recommended"])
+        self.check_warnings(d)
+
+    def test_stats_independent_pieces(self):
+        """Independent calls: one call per piece keeps IOR's form (-b 4k -t 4k -s 1024, as
+        ostio-bench -I writes it); several system writes per call (a strided view) make the
+        strided pattern with that many pieces per call. The report's warnings (small and
+        unaligned writes) are followed or their cost is named."""
+        ctr = counters(indep_writes=(2048, 1024, 1024), sys_writes=(2048, 1024, 1024),
+                       bytes_written=(8388608, 4194304, 4194304),
+                       stripe_aligned_writes=(4, 2, 2))
+        doc = document(2, 2, {"stripe_count": 2, "stripe_size": 1048576, "ncomponents": 1,
+                              "source": "emulated"}, "auto", ctr)
+        doc["files"][0]["warnings"] = [{"kind": "small_writes", "text": "..."},
+                                       {"kind": "unaligned_writes", "text": "..."}]
+        d = self.json_of("advise", "--system", system("local"), "--stats",
+                         self.write_json("indep.json", doc), "--json")
+        self.check_doc(d)
+        pat = d["pattern"]
+        self.assertEqual((pat["kind"], pat["block"], pat["transfer"], pat["segments"]),
+                         ("ior", 4096, 4096, 1024))
+        self.assertEqual(d["current"]["strategy"], "independent")
+        self.assertEqual(self.check_warnings(d), {"small_writes", "unaligned_writes"})
+        # 256 calls of 4 system writes each: 4 interleaved 4 KiB pieces per call.
+        doc["files"][0]["counters"]["indep_writes"] = {"sum": 512, "max": 256, "min": 256}
+        d = self.json_of("advise", "--system", system("local"), "--stats",
+                         self.write_json("indep4.json", doc), "--json")
+        pat = d["pattern"]
+        self.assertEqual((pat["kind"], pat["block"], pat["transfer"], pat["segments"]),
+                         ("strided", 16384, 4096, 256))
+
+    def test_containers_and_cache(self):
+        """The container line names log and striped containers; a log container's run is
+        read (its logs' layout is not in the document: 1 x 1 MiB) and advised from."""
+        log = json.loads(json.dumps(SHARED_EVEN))
+        log["files"][0]["layout"] = {"stripe_count": 0, "stripe_size": 0, "ncomponents": 0,
+                                     "source": "log"}
+        d = self.json_of("advise", "--system", system("local"), "--ranks-per-node", "4",
+                         "--stats", self.write_json("log.json", log), "--json")
+        self.check_doc(d)
+        self.assertEqual((d["current"]["container"], d["current"]["strategy"],
+                          d["current"]["stripe_count"]), ("log", "-", 1))
+        # `ostio model` models a striped file's strategies: it still refuses the log.
+        self.assert_fails(1, "model", ["--system", system("local"), "--stats",
+                                       self.p("log.json")], ["log container"])
+        # Flags: a striped container with the cache.
+        d = self.json_of("advise", "--system", system("local"), "--ranks", "2", "--container",
+                         "striped", "--cache", "on", "--strategy", "independent", "-p",
+                         "strided", "-b", "64k", "-t", "4k", "-s", "4", "--json")
+        self.check_doc(d)
+        self.assertEqual((d["current"]["container"], d["current"]["cache"]), ("striped", True))
+        # The many-small-writes case on a cluster whose requests cost: the model's best
+        # answer is a log container, and the container line says so.
+        sysf = self.write_json("slow.json", SLOW_LINKS)
+        d = self.json_of("advise", "--system", sysf, "--ranks", "16", "--strategy",
+                         "independent", "-p", "strided", "-b", "256k", "-t", "4k", "-s", "4",
+                         "--json")
+        self.check_doc(d)
+        self.assertEqual(d["recommended"]["container"], "log", d["recommended"])
+        line = [k for k in d["knobs"] if k["knob"] == "container"][0]
+        self.assertEqual((line["current"], line["recommended"], line["change"]),
+                         ("shared", "log", True))
+        self.assertGreater(line["gain"], 1.05)
 
 
 if __name__ == "__main__":
