@@ -74,6 +74,13 @@ int ostio__check_ceph_layout(const ostio_layout *l, const char *what);
 /* The object size a Ceph layout gets when none is given: Ceph's default
  * 4 MiB rounded up to a multiple of the stripe unit. */
 int64_t ostio__ceph_default_object_size(int64_t stripe_unit);
+/* Parses the text of ceph.file.layout / ceph.dir.layout (xattr `name` of
+ * path, len bytes, not NUL-terminated) into a one-component layout with
+ * source "ceph". OSTIO_EFORMAT for text that is not three numbers below
+ * 2^32 with object_size a multiple of stripe_unit; OSTIO_ENOTSUP for a
+ * stripe count above OSTIO_MAX_STRIPE_COUNT. */
+int ostio__ceph_parse_layout(const char *path, const char *name, const char *text, size_t len,
+                             ostio_layout **out);
 
 /* ---- the emulated source's OSTs (source_emulated.c) -------------------- */
 /* Gives each component that has no OST list the OSTs an emulated layout

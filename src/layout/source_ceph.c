@@ -90,9 +90,8 @@ static int parse_u32(const char *v, int64_t *out)
   return 0;
 }
 
-/* Parses the text of ceph.{file,dir}.layout (len bytes, not terminated). */
-static int parse_layout(const char *path, const char *name, const char *text, size_t len,
-                        ostio_layout **out)
+int ostio__ceph_parse_layout(const char *path, const char *name, const char *text, size_t len,
+                             ostio_layout **out)
 {
   char buf[TEXT_CAP + 1], *save = NULL;
   int64_t su = -1, sc = -1, os = -1;
@@ -118,8 +117,8 @@ static int parse_layout(const char *path, const char *name, const char *text, si
     } /* pool_namespace and keys of later Ceph versions do not change the striping */
     continue;
   bad:
-    return ostio__fail(OSTIO_EFORMAT, "%s: %s: cannot read \"%s\" (expected key=value with "
-                       "numbers below 2^32)", path, name, tok);
+    return ostio__fail(OSTIO_EFORMAT, "%s: %s: cannot read \"%s%s%s\" (expected key=value with "
+                       "numbers below 2^32)", path, name, tok, eq ? "=" : "", eq ? eq + 1 : "");
   }
   if (su < 1 || sc < 1 || os < 1 || os % su)
     return ostio__fail(OSTIO_EFORMAT, "%s: %s gives stripe_unit %lld, stripe_count %lld, "
@@ -150,7 +149,7 @@ static int read_xattr(const char *p, const char *name, ostio_layout **out)
 {
   char text[TEXT_CAP];
   ssize_t n = getxattr(p, name, text, sizeof text);
-  if (n >= 0) return parse_layout(p, name, text, (size_t)n, out);
+  if (n >= 0) return ostio__ceph_parse_layout(p, name, text, (size_t)n, out);
   if (errno == ENODATA) return OSTIO_ENOLAYOUT;
   return ostio__fail(ostio__from_errno(errno), "%s: cannot read %s: %s", p, name,
                      strerror(errno));
