@@ -27,6 +27,10 @@ else
   env_lines=$("$PFS" env) || skip "scripts/pfs.sh env failed"
   eval "$env_lines"
   "$PFS" status >/dev/null 2>&1 || skip "the CephFS test bed is not up (scripts/pfs.sh status)"
+  case $MPIEXEC in
+    *mpich*) ;;
+    *) skip "scripts/pfs.sh mpiexec is MPICH's launcher; this build's is $MPIEXEC" ;;
+  esac
   node() { "$PFS" exec 0 "$@"; }
   mpi() { "$PFS" mpiexec -n 2 "$@"; }
 fi
