@@ -109,13 +109,13 @@ typedef struct {
 
 typedef struct ostio_layout ostio_layout;
 
-/* Collective over comm: rank 0 asks the file system (Lustre, then the emulated
+/* Collective over comm: rank 0 asks the file system (Lustre, CephFS, then the emulated
  * user.ostio.layout record, then striping hints in info, then defaults) and
  * broadcasts the result. info may be MPI_INFO_NULL. */
 OSTIO_API int ostio_layout_query(MPI_Comm comm, const char *path, MPI_Info info,
                                  ostio_layout **layout);
 OSTIO_API int ostio_layout_free(ostio_layout **layout);
-/* Name of the source the layout came from: "lustre", "emulated", "hints",
+/* Name of the source the layout came from: "lustre", "ceph", "emulated", "hints",
  * "default", or "container" (a striped container's own layout, also from
  * ostio_file_layout of an open one). */
 OSTIO_API const char *ostio_layout_source(const ostio_layout *layout);

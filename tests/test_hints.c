@@ -275,7 +275,7 @@ static const struct { const char *key, *value, *also; } bads[] = {
   {"romio_lustre_coll_threshold", "-1", "byte count"},
   {"romio_lustre_coll_threshold", "x", "byte count"},
   {"ind_rd_buffer_size", "0", "too small"}, {"ind_wr_buffer_size", "1q", "byte count"},
-  {"ostio_layout_source", "", "one of auto, lustre, emulated or hints"},
+  {"ostio_layout_source", "", "one of auto, lustre, emulated, hints or ceph"},
   {"ostio_layout_source", "gpfs", "one of"}, {"ostio_layout_source", "auto ", "one of"},
   {"direct_io", "maybe", "expected true or false"},
   {"ostio_stage_dir", "local/scratch", "an absolute path"},

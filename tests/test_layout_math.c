@@ -96,6 +96,144 @@ static void check_naive(const ostio_layout *l)
   }
 }
 
+static void check_summary(const ostio_layout *l, int64_t off, int64_t len);
+
+/* Gives some components object sets: object_size = stripe_size * 1..max_k
+ * (0, unbounded, for the others). */
+static void add_object_sets(ostio_layout *l, tu_rng *r, int64_t max_k)
+{
+  for (int i = 0; i < l->ncomp; i++)
+    if (tu_rng_range(r, 0, 3) != 0) {
+      int64_t k = tu_rng_range(r, 1, max_k);
+      if (l->comp[i].stripe_size * k <= 0xFFFFFFFFll) l->comp[i].object_size = l->comp[i].stripe_size * k;
+    }
+}
+
+/* Object sets checked against an independent model of Ceph's rule, walked
+ * one byte at a time: stripe units go round-robin over the stripe_count
+ * objects of the current set; when every object of the set holds
+ * object_size bytes the next set starts. The model knows no division:
+ * it keeps the current set, the column and how full each object is. */
+static void check_naive_objsets(const ostio_layout *l)
+{
+  enum { N = 900 };
+  for (int ci = 0; ci < l->ncomp; ci++) {
+    const ostio__comp *c = &l->comp[ci];
+    int64_t fill[8] = {0}, set = 0, in_unit = 0;
+    int32_t col = 0;
+    for (int64_t b = 0; b < N; b++) {
+      int64_t want_obj = c->object_size ? set * c->stripe_count + col : col;
+      if (b >= c->start && b < c->end) {
+        ostio_piece p;
+        int64_t objno = -1, objoff = -1;
+        CHECK(ostio__layout_locate(l, b, &p) == 0);
+        ostio__piece_object(l, &p, &objno, &objoff);
+        if (!CHECKF(p.component == ci && p.object == col && objno == want_obj &&
+                    objoff == fill[col], "byte %lld (su %lld sc %d os %lld): got column %d "
+                    "object %lld offset %lld, naive column %d object %lld offset %lld",
+                    (long long)b, (long long)c->stripe_size, c->stripe_count,
+                    (long long)c->object_size, p.object, (long long)objno, (long long)objoff,
+                    col, (long long)want_obj, (long long)fill[col]))
+          return;
+      }
+      fill[col]++;
+      if (++in_unit < c->stripe_size) continue;
+      in_unit = 0;
+      if (++col < c->stripe_count) continue;
+      col = 0;
+      if (c->object_size && fill[c->stripe_count - 1] == c->object_size) {
+        set++;
+        memset(fill, 0, sizeof fill);
+      }
+    }
+  }
+}
+
+/* Each piece lies in one object of its set (never across two), and its
+ * last byte is where the first byte's object offset plus the length says. */
+static void check_pieces_objsets(const ostio_layout *l, int64_t off, int64_t len)
+{
+  ostio__piece_iter it;
+  ostio_piece p, q;
+  CHECK(ostio__piece_iter_init(&it, l, off, len) == 0);
+  while (ostio__piece_iter_next(&it, &p) == 1) {
+    int64_t o1, f1, o2, f2;
+    const ostio__comp *c = &l->comp[p.component];
+    ostio__piece_object(l, &p, &o1, &f1);
+    CHECK(ostio__layout_locate(l, p.file_offset + p.length - 1, &q) == 0);
+    ostio__piece_object(l, &q, &o2, &f2);
+    if (!CHECKF(o1 == o2 && f2 == f1 + p.length - 1 && o1 >= 0 && f1 >= 0 &&
+                (!c->object_size || f2 < c->object_size) && o1 % c->stripe_count == p.object,
+                "piece at %lld+%lld: object %lld offset %lld, last byte object %lld offset %lld",
+                (long long)p.file_offset, (long long)p.length, (long long)o1, (long long)f1,
+                (long long)o2, (long long)f2))
+      return;
+  }
+}
+
+static void objset_cases(tu_rng *r)
+{
+  /* known values: su 64 KiB, count 3, object 256 KiB (4 stripe units per
+   * object, object set of 768 KiB) */
+  ostio_layout *l;
+  ostio_piece p;
+  int64_t o, f;
+  CHECK(ostio__layout_simple(65536, 3, -1, &l) == 0);
+  l->comp[0].object_size = 262144;
+  CHECK(ostio__layout_validate(l) == 0);
+  static const int64_t at[][3] = {
+    {0, 0, 0}, {65536, 1, 0}, {131072 + 5, 2, 5}, {196608, 0, 65536},
+    {786432 - 1, 2, 262143}, {786432, 3, 0}, {786432 + 65536 * 4, 4, 65536},
+    {3 * 786432 + 7, 9, 7}};
+  for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+    CHECK(ostio__layout_locate(l, at[i][0], &p) == 0);
+    ostio__piece_object(l, &p, &o, &f);
+    CHECKF(o == at[i][1] && f == at[i][2], "offset %lld: object %lld offset %lld, expected "
+           "%lld %lld", (long long)at[i][0], (long long)o, (long long)f, (long long)at[i][1],
+           (long long)at[i][2]);
+  }
+  /* the largest offsets: object numbers stay below the stripe number */
+  CHECK(ostio__layout_locate(l, INT64_MAX - 1, &p) == 0);
+  ostio__piece_object(l, &p, &o, &f);
+  CHECK(o >= 0 && o <= p.stripe && f >= 0 && f < 262144);
+  /* validation: the object size is a multiple of the stripe size */
+  l->comp[0].object_size = 65536 * 3 + 1;
+  CHECK(ostio__layout_validate(l) == OSTIO_ELAYOUT);
+  CHECK(strstr(ostio_last_error(), "object size 196609") != NULL);
+  l->comp[0].object_size = -1;
+  CHECK(ostio__layout_validate(l) == OSTIO_ELAYOUT);
+  l->comp[0].object_size = 1LL << 32;
+  CHECK(ostio__layout_validate(l) == OSTIO_ELAYOUT);
+  ostio__layout_destroy(l);
+  CHECK(ostio__layout_simple(1, 1, -1, &l) == 0);
+  l->comp[0].object_size = 1;  /* every byte its own object */
+  CHECK(ostio__layout_locate(l, INT64_MAX - 1, &p) == 0);
+  ostio__piece_object(l, &p, &o, &f);
+  CHECK(o == INT64_MAX - 1 && f == 0);
+  ostio__layout_destroy(l);
+  /* random layouts with object sets, small (byte model) and large (pieces) */
+  for (int i = 0; i < 400; i++) {
+    l = tu_random_layout(r, 1);
+    add_object_sets(l, r, 5);
+    if (CHECK(ostio__layout_validate(l) == 0)) check_naive_objsets(l);
+    ostio__layout_destroy(l);
+  }
+  for (int i = 0; i < 200; i++) {
+    l = tu_random_layout(r, 0);
+    add_object_sets(l, r, 64);
+    if (CHECK(ostio__layout_validate(l) == 0))
+      for (int k = 0; k < 10; k++) {
+        int64_t ss = l->comp[0].stripe_size;
+        int64_t off = tu_rng_range(r, 0, 3) == 0 ? tu_rng_range(r, 0, 1LL << 42)
+                                                 : tu_rng_range(r, 0, 4 * ss * 160);
+        int64_t len = tu_rng_range(r, 0, 6 * ss);
+        check_pieces_objsets(l, off, len);
+        check_summary(l, off, len); /* columns: the same as without sets */
+      }
+    ostio__layout_destroy(l);
+  }
+}
+
 static void edge_cases(void)
 {
   ostio_layout *l;
@@ -284,5 +422,6 @@ int main(void)
   }
   edge_cases();
   whole_range();
+  objset_cases(&r);
   return TEST_DONE();
 }

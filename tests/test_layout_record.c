@@ -14,8 +14,11 @@ static void round_trips(tu_rng *r)
     size_t len = 0;
     if (i % 5 == 0) strcpy(l->comp[0].pool, "flash_pool");
     if (i % 7 == 0) { free(l->comp[0].osts); l->comp[0].osts = NULL; l->comp[0].instantiated = 0; }
+    if (i % 3 == 0) l->comp[l->ncomp - 1].object_size = l->comp[l->ncomp - 1].stripe_size * (i % 4 + 1);
     CHECK(ostio__record_encode(l, &text, &len) == 0);
     CHECK(text && strlen(text) == len);
+    /* version 2 only when a component has an object size */
+    CHECK(text && !strncmp(text, i % 3 == 0 ? "ostio-layout 2\n" : "ostio-layout 1\n", 15));
     CHECKF(ostio__record_decode(text, len, &back) == 0, "%s: %s", text, ostio_last_error());
     CHECK(back && ostio__layout_equal(l, back));
     CHECK(back && !strcmp(back->source, "emulated"));
@@ -47,6 +50,28 @@ static void known_text(void)
   ostio__layout_destroy(l);
 }
 
+/* Version 2: object_size (Ceph's object sets). */
+static void known_text_v2(void)
+{
+  const char *t = "ostio-layout 2\n"
+                  "component start=0 end=eof stripe_size=65536 stripe_count=3 "
+                  "object_size=262144 first_ost=-1 pattern=raid0 instantiated=0 pool=cephfs_data\n";
+  ostio_layout *l = NULL;
+  CHECKF(ostio__record_decode(t, strlen(t), &l) == 0, "%s", ostio_last_error());
+  if (!l) return;
+  CHECK(l->comp[0].object_size == 262144 && l->comp[0].stripe_count == 3);
+  char *enc;
+  size_t n;
+  CHECK(ostio__record_encode(l, &enc, &n) == 0 && !strcmp(enc, t));
+  free(enc);
+  /* without an object size the same layout is written as version 1 */
+  l->comp[0].object_size = 0;
+  CHECK(ostio__record_encode(l, &enc, &n) == 0 && !strncmp(enc, "ostio-layout 1\n", 15) &&
+        !strstr(enc, "object_size"));
+  free(enc);
+  ostio__layout_destroy(l);
+}
+
 static void expect_error(const char *t, int code, const char *needle)
 {
   ostio_layout *l = (ostio_layout *)1;
@@ -63,7 +88,15 @@ static void bad_records(void)
   char buf[512];
   expect_error("", OSTIO_EFORMAT, "empty");
   expect_error("hello\n", OSTIO_EFORMAT, "not an ostio layout record");
-  expect_error("ostio-layout 2\ncomponent start=0\n", OSTIO_EFORMAT, "version 2");
+  expect_error("ostio-layout 3\ncomponent start=0\n", OSTIO_EFORMAT, "version 3");
+  /* object_size is a version 2 key: a version 1 record with it is refused */
+  snprintf(buf, sizeof buf, "%scomponent start=0 end=eof stripe_size=4096 stripe_count=1 "
+                            "object_size=8192\n", head);
+  expect_error(buf, OSTIO_EFORMAT, "unknown key \"object_size\"");
+  expect_error("ostio-layout 2\ncomponent start=0 end=eof stripe_size=4096 stripe_count=1 "
+               "object_size=6144\n", OSTIO_ELAYOUT, "object size 6144");
+  expect_error("ostio-layout 2\ncomponent start=0 end=eof stripe_size=4096 stripe_count=1 "
+               "object_size=0\n", OSTIO_EFORMAT, "object_size");
   expect_error("ostio-layout 1x\n", OSTIO_EFORMAT, "not an ostio");
   expect_error("ostio-layout 1\n", OSTIO_ELAYOUT, "0 components");
   snprintf(buf, sizeof buf, "%scomponent start=0 end=eof stripe_size=0 stripe_count=1\n", head);
@@ -129,6 +162,7 @@ int main(void)
   tu_rng_seed(&r, tu_seed(7));
   round_trips(&r);
   known_text();
+  known_text_v2();
   bad_records();
   mutations(&r);
   return TEST_DONE();

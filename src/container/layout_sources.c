@@ -14,6 +14,7 @@
 static const ostio__layout_source *const registry[] = {
   &ostio__source_container,
   &ostio__source_lustre,
+  &ostio__source_ceph,
   &ostio__source_emulated,
   &ostio__source_hints,
   &ostio__source_default,
@@ -78,11 +79,13 @@ int ostio__layout_resolve(const char *path, const ostio__hints *h, ostio_layout 
   if (rc != OSTIO_ENOLAYOUT) {
     /* answered (or failed) by the container source */
   } else if (src == OSTIO__SRC_LUSTRE) rc = only(&ostio__source_lustre, path, h, out);
+  else if (src == OSTIO__SRC_CEPH) rc = only(&ostio__source_ceph, path, h, out);
   else if (src == OSTIO__SRC_EMULATED) rc = only(&ostio__source_emulated, path, h, out);
   else {
     for (size_t i = 0; i < NSOURCES && rc == OSTIO_ENOLAYOUT; i++) {
       if (registry[i] == &ostio__source_container) continue; /* asked above */
       if (src == OSTIO__SRC_HINTS && (registry[i] == &ostio__source_lustre ||
+                                      registry[i] == &ostio__source_ceph ||
                                       registry[i] == &ostio__source_emulated))
         continue;
       rc = ask(registry[i], path, h, out);
@@ -114,6 +117,10 @@ int ostio__layout_create(const char *path, const ostio__hints *h,
     char what[4200];
     snprintf(what, sizeof what, "%s: hint striping_unit", path);
     rc = ostio__check_lustre_stripe_size(from_hints->comp[0].stripe_size, what);
+  } else if (from_hints && h->striping_unit > 0 && ostio__path_is_ceph(path) == 1) {
+    char what[4200];  /* the same for Ceph, whose stripe unit has the same rule */
+    snprintf(what, sizeof what, "%s: hint striping_unit", path);
+    rc = ostio__check_stripe_align(from_hints->comp[0].stripe_size, what, "Ceph");
   }
   if (rc == 0) rc = OSTIO_ENOLAYOUT;
   for (size_t i = 0; i < NSOURCES && rc == OSTIO_ENOLAYOUT; i++)

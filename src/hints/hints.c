@@ -39,7 +39,8 @@ static const char *const tri_words[] = {
 static const char *const bool_words[] = {"false", "true", NULL};
 static const char *const layout_src_words[] = {
   [OSTIO__SRC_AUTO] = "auto", [OSTIO__SRC_LUSTRE] = "lustre",
-  [OSTIO__SRC_EMULATED] = "emulated", [OSTIO__SRC_HINTS] = "hints", NULL};
+  [OSTIO__SRC_EMULATED] = "emulated", [OSTIO__SRC_HINTS] = "hints", [OSTIO__SRC_CEPH] = "ceph",
+  NULL};
 
 static const char *const container_words[] = {
   [OSTIO__CONTAINER_PLAIN] = "plain", [OSTIO__CONTAINER_STRIPED] = "striped",

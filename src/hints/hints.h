@@ -11,10 +11,11 @@
 
 typedef enum { OSTIO__TRI_AUTO = 0, OSTIO__TRI_ENABLE, OSTIO__TRI_DISABLE } ostio__tri;
 typedef enum {
-  OSTIO__SRC_AUTO = 0,   /* lustre, emulated record, hints, defaults      */
+  OSTIO__SRC_AUTO = 0,   /* lustre, ceph, emulated record, hints, defaults */
   OSTIO__SRC_LUSTRE,     /* only Lustre; error elsewhere                   */
   OSTIO__SRC_EMULATED,   /* only the user.ostio.layout record              */
-  OSTIO__SRC_HINTS       /* ignore the file system: hints and defaults     */
+  OSTIO__SRC_HINTS,      /* ignore the file system: hints and defaults     */
+  OSTIO__SRC_CEPH        /* only CephFS's ceph.*.layout; error elsewhere   */
 } ostio__layout_src;
 
 typedef enum {

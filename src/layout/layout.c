@@ -87,6 +87,12 @@ static int validate_comp(const ostio__comp *c, int i)
   if (c->pool[0] && !ostio__valid_pool_name(c->pool))
     return ostio__fail(OSTIO_ELAYOUT, "component %d: pool name \"%s\": expected 1..%d of "
                        "letters, digits, '_', '-', '.'", i, c->pool, OSTIO__POOL_MAX);
+  if (c->object_size < 0 || c->object_size > OSTIO__STRIPE_SIZE_MAX ||
+      (c->object_size > 0 && c->object_size % c->stripe_size != 0))
+    return ostio__fail(OSTIO_ELAYOUT, "component %d: object size %lld: expected 0 (unbounded "
+                       "objects, as on Lustre) or a multiple of the stripe size %lld up to "
+                       "%lld bytes", i, (long long)c->object_size, (long long)c->stripe_size,
+                       (long long)OSTIO__STRIPE_SIZE_MAX);
   if (c->first_ost < -1)
     return ostio__fail(OSTIO_ELAYOUT, "component %d: first OST %d: expected -1 or >= 0", i,
                        (int)c->first_ost);
@@ -153,6 +159,7 @@ static int comp_equal(const ostio__comp *a, const ostio__comp *b)
 {
   if (a->start != b->start || a->end != b->end || a->stripe_size != b->stripe_size ||
       a->stripe_count != b->stripe_count || a->first_ost != b->first_ost ||
+      a->object_size != b->object_size ||
       a->pattern != b->pattern || a->instantiated != b->instantiated ||
       strcmp(a->pool, b->pool) != 0 || !a->osts != !b->osts)
     return 0;

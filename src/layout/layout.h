@@ -15,6 +15,9 @@ typedef struct ostio__comp {
   int64_t  stripe_size;
   int32_t  stripe_count;
   int32_t  first_ost;       /* -1 when not known                           */
+  int64_t  object_size;     /* bytes per object, a multiple of stripe_size;
+                               0 = unbounded (Lustre). > 0: Ceph's object
+                               sets (see ostio__layout_object_at)          */
   uint32_t pattern;         /* OSTIO_PATTERN_* bits                        */
   int32_t  instantiated;    /* objects exist                               */
   char     pool[OSTIO__POOL_MAX + 1];
@@ -24,7 +27,7 @@ typedef struct ostio__comp {
 struct ostio_layout {
   int         ncomp;
   ostio__comp comp[OSTIO_MAX_COMPONENTS];
-  char        source[16];   /* "lustre", "emulated", "hints", "default"    */
+  char        source[16];   /* "lustre", "ceph", "emulated", "hints", "default" */
   int         inherited;    /* from the parent directory's default          */
 };
 
@@ -48,6 +51,18 @@ int ostio__layout_equal(const ostio_layout *a, const ostio_layout *b);
 int ostio__layout_component_at(const ostio_layout *l, int64_t offset);
 /* Where one byte lives. */
 int ostio__layout_locate(const ostio_layout *l, int64_t offset, ostio_piece *loc);
+
+/* The exact object of a piece (or byte) when objects are bounded. A piece's
+ * `object` is its column, stripe mod stripe_count, and `object_offset` the
+ * offset in that column's byte stream: the Lustre view, which the
+ * strategies group by (one OSD-facing stream per column). With object sets
+ * (object_size os > 0, Ceph) the column's stream is cut into objects of os
+ * bytes: object number = (object_offset / os) * stripe_count + column,
+ * offset in it = object_offset % os. With os = 0 the column is the object.
+ * A piece never crosses an object (os is a multiple of the stripe size).
+ * No overflow: the object number is at most the stripe number. */
+void ostio__piece_object(const ostio_layout *l, const ostio_piece *p, int64_t *objno,
+                         int64_t *objoff);
 
 /* Iterates over the pieces of [offset, offset+length): each piece lies in
  * one stripe of one component; pieces come in file order. No allocation. */
@@ -86,7 +101,8 @@ int ostio__layout_group(const ostio_layout *l, const int64_t *offsets,
 
 /* ---- the emulated record: versioned text (layout_record.c) ------------ */
 #define OSTIO__RECORD_MAGIC "ostio-layout"
-#define OSTIO__RECORD_VERSION 1
+#define OSTIO__RECORD_VERSION 1   /* written when no component has an object size */
+#define OSTIO__RECORD_VERSION_OBJSIZE 2 /* adds object_size=N; read: both */
 /* Encodes l as text (NUL-terminated, malloc'd). */
 int ostio__record_encode(const ostio_layout *l, char **text, size_t *len);
 /* Decodes and validates; OSTIO_EFORMAT / OSTIO_ELAYOUT with a detail. */

@@ -42,6 +42,23 @@ int ostio__layout_locate(const ostio_layout *l, int64_t offset, ostio_piece *loc
   return 0;
 }
 
+void ostio__piece_object(const ostio_layout *l, const ostio_piece *p, int64_t *objno,
+                         int64_t *objoff)
+{
+  const ostio__comp *c = &l->comp[p->component];
+  if (c->object_size <= 0) {
+    *objno = p->object;
+    *objoff = p->object_offset;
+    return;
+  }
+  /* object_offset = row * stripe_size + offset in the stripe, with row =
+   * stripe / stripe_count; object_size = k * stripe_size, so the quotient is
+   * the object set row / k and the remainder (row mod k) * stripe_size + the
+   * offset in the stripe. set * count <= row * count <= stripe: no overflow. */
+  *objno = (p->object_offset / c->object_size) * c->stripe_count + p->object;
+  *objoff = p->object_offset % c->object_size;
+}
+
 int ostio__piece_iter_init(ostio__piece_iter *it, const ostio_layout *l, int64_t offset,
                            int64_t length)
 {

@@ -6,7 +6,9 @@
  *             pattern=raid0 instantiated=1 osts=0-3 [pool=NAME]
  *
  * (one line per component; see docs/layout.md). Text, so `getfattr -d`
- * shows it; byte order does not arise. */
+ * shows it; byte order does not arise. Version 2 adds object_size=N (Ceph's
+ * object sets) after stripe_count; it is written only when a component has
+ * an object size, so every layout without one keeps version 1's bytes. */
 #include "layout/layout.h"
 
 #include <errno.h>
@@ -40,15 +42,19 @@ int ostio__record_encode(const ostio_layout *l, char **text, size_t *len)
   *text = NULL;
   int rc = ostio__layout_validate(l);
   if (rc < 0) return rc;
-  ostio__sbuf_put(&s, "%s %d\n", OSTIO__RECORD_MAGIC, OSTIO__RECORD_VERSION);
+  int version = OSTIO__RECORD_VERSION;
+  for (int i = 0; i < l->ncomp; i++)
+    if (l->comp[i].object_size > 0) version = OSTIO__RECORD_VERSION_OBJSIZE;
+  ostio__sbuf_put(&s, "%s %d\n", OSTIO__RECORD_MAGIC, version);
   for (int i = 0; i < l->ncomp; i++) {
     const ostio__comp *c = &l->comp[i];
     ostio__sbuf_put(&s, "component start=%" PRId64 " end=", c->start);
     if (c->end == OSTIO_EOF) ostio__sbuf_put(&s, "eof");
     else ostio__sbuf_put(&s, "%" PRId64, c->end);
-    ostio__sbuf_put(&s, " stripe_size=%" PRId64 " stripe_count=%" PRId32 " first_ost=%" PRId32
-            " pattern=raid0%s instantiated=%d",
-        c->stripe_size, c->stripe_count, c->first_ost,
+    ostio__sbuf_put(&s, " stripe_size=%" PRId64 " stripe_count=%" PRId32, c->stripe_size,
+                    c->stripe_count);
+    if (c->object_size > 0) ostio__sbuf_put(&s, " object_size=%" PRId64, c->object_size);
+    ostio__sbuf_put(&s, " first_ost=%" PRId32 " pattern=raid0%s instantiated=%d", c->first_ost,
         (c->pattern & OSTIO_PATTERN_OVERSTRIPING) ? ",overstriping" : "",
         c->instantiated ? 1 : 0);
     if (c->osts) {
@@ -139,7 +145,7 @@ int ostio__valid_pool_name(const char *v)
 
 enum { HAVE_START = 1, HAVE_END = 2, HAVE_SIZE = 4, HAVE_COUNT = 8 };
 
-static int parse_component(char *line, int lineno, ostio_layout *l, int32_t *osts)
+static int parse_component(char *line, int lineno, int version, ostio_layout *l, int32_t *osts)
 {
   ostio__comp c = {.first_ost = -1, .pattern = OSTIO_PATTERN_RAID0};
   const char *osts_text = NULL;
@@ -165,6 +171,8 @@ static int parse_component(char *line, int lineno, ostio_layout *l, int32_t *ost
       if (parse_i64(v, &x) < 0 || x < 1 || x > OSTIO_MAX_STRIPE_COUNT) goto bad_value;
       c.stripe_count = (int32_t)x;
       have |= HAVE_COUNT;
+    } else if (!strcmp(k, "object_size") && version >= OSTIO__RECORD_VERSION_OBJSIZE) {
+      if (parse_i64(v, &c.object_size) < 0 || c.object_size < 1) goto bad_value;
     } else if (!strcmp(k, "first_ost")) {
       if (parse_i64(v, &x) < 0 || x < -1 || x > INT32_MAX) goto bad_value;
       c.first_ost = (int32_t)x;
@@ -206,7 +214,7 @@ static int parse_component(char *line, int lineno, ostio_layout *l, int32_t *ost
 
 int ostio__record_decode(const char *text, size_t len, ostio_layout **out)
 {
-  int rc = 0, lineno = 0;
+  int rc = 0, lineno = 0, version = 0;
   char *copy = NULL, *save = NULL;
   int32_t *osts = NULL;
   ostio_layout *l = NULL;
@@ -226,16 +234,17 @@ int ostio__record_decode(const char *text, size_t len, ostio_layout **out)
   for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     lineno++;
     if (lineno == 1) {
-      int version = 0, used = 0;
+      int used = 0;
       if (sscanf(line, OSTIO__RECORD_MAGIC " %d%n", &version, &used) != 1 ||
           strncmp(line, OSTIO__RECORD_MAGIC " ", sizeof OSTIO__RECORD_MAGIC) || line[used]) {
         rc = ostio__fail(OSTIO_EFORMAT, "not an ostio layout record (expected first line "
                          "\"%s %d\")", OSTIO__RECORD_MAGIC, OSTIO__RECORD_VERSION);
         goto done;
       }
-      if (version != OSTIO__RECORD_VERSION) {
-        rc = ostio__fail(OSTIO_EFORMAT, "layout record version %d; this ostio reads version %d",
-                         version, OSTIO__RECORD_VERSION);
+      if (version != OSTIO__RECORD_VERSION && version != OSTIO__RECORD_VERSION_OBJSIZE) {
+        rc = ostio__fail(OSTIO_EFORMAT, "layout record version %d; this ostio reads versions "
+                         "%d and %d", version, OSTIO__RECORD_VERSION,
+                         OSTIO__RECORD_VERSION_OBJSIZE);
         goto done;
       }
       continue;
@@ -245,7 +254,7 @@ int ostio__record_decode(const char *text, size_t len, ostio_layout **out)
                        lineno);
       goto done;
     }
-    if ((rc = parse_component(line + 10, lineno, l, osts)) < 0) goto done;
+    if ((rc = parse_component(line + 10, lineno, version, l, osts)) < 0) goto done;
   }
   if (lineno == 0) { rc = ostio__fail(OSTIO_EFORMAT, "layout record is empty"); goto done; }
   if ((rc = ostio__layout_validate(l)) < 0) goto done;

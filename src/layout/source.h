@@ -30,6 +30,7 @@ typedef struct ostio__layout_source {
 } ostio__layout_source;
 
 extern const ostio__layout_source ostio__source_lustre;
+extern const ostio__layout_source ostio__source_ceph;
 extern const ostio__layout_source ostio__source_emulated;
 extern const ostio__layout_source ostio__source_hints;
 extern const ostio__layout_source ostio__source_default;
@@ -55,6 +56,31 @@ int ostio__hints_give_striping(const ostio__hints *h);
  * Lustre accepts; what says where the size came from ("stripe size",
  * "PATH: hint striping_unit"). Emulated layouts do not need it. */
 int ostio__check_lustre_stripe_size(int64_t size, const char *what);
+/* The same rule, the message naming file system fs ("Lustre", "Ceph"). */
+int ostio__check_stripe_align(int64_t size, const char *what, const char *fs);
+
+/* ---- CephFS (source_ceph.c) --------------------------------------------- */
+#define OSTIO__CEPH_SUPER_MAGIC 0x00c36400u
+#define OSTIO__CEPH_DEFAULT_OBJECT_SIZE (4ll << 20)  /* Ceph's default 4 MiB objects */
+/* 1 when path (or, if it does not exist, its parent) is on CephFS: the
+ * kernel client's statfs magic, or under ceph-fuse (FUSE's magic) Ceph's
+ * virtual xattrs. */
+int ostio__path_is_ceph(const char *path);
+/* 0 when Ceph accepts l: one component to EOF, no overstriping, a stripe
+ * unit that is a multiple of 64 KiB (64k..4194240k), an object size (when
+ * given) that is a multiple of the stripe unit below 4 GiB. Else
+ * OSTIO_ELAYOUT with a detail "WHAT: ..." naming the value and the rule. */
+int ostio__check_ceph_layout(const ostio_layout *l, const char *what);
+/* The object size a Ceph layout gets when none is given: Ceph's default
+ * 4 MiB rounded up to a multiple of the stripe unit. */
+int64_t ostio__ceph_default_object_size(int64_t stripe_unit);
+/* Parses the text of ceph.file.layout / ceph.dir.layout (xattr `name` of
+ * path, len bytes, not NUL-terminated) into a one-component layout with
+ * source "ceph". OSTIO_EFORMAT for text that is not three numbers below
+ * 2^32 with object_size a multiple of stripe_unit; OSTIO_ENOTSUP for a
+ * stripe count above OSTIO_MAX_STRIPE_COUNT. */
+int ostio__ceph_parse_layout(const char *path, const char *name, const char *text, size_t len,
+                             ostio_layout **out);
 
 /* ---- the emulated source's OSTs (source_emulated.c) -------------------- */
 /* Gives each component that has no OST list the OSTs an emulated layout

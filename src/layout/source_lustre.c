@@ -91,6 +91,11 @@ static void size_text(char *buf, size_t cap, int64_t v)
 
 int ostio__check_lustre_stripe_size(int64_t size, const char *what)
 {
+  return ostio__check_stripe_align(size, what, "Lustre");
+}
+
+int ostio__check_stripe_align(int64_t size, const char *what, const char *fs)
+{
   const int64_t a = OSTIO__LUSTRE_STRIPE_ALIGN, max = OSTIO__LUSTRE_STRIPE_MAX;
   if (size >= a && size <= max && size % a == 0) return 0;
   int64_t below = size > max ? max : size > 0 ? size / a * a : 0;
@@ -98,15 +103,19 @@ int ostio__check_lustre_stripe_size(int64_t size, const char *what)
   char lo[64] = "", hi[64] = "";
   if (below >= a) size_text(lo, sizeof lo, below);
   if (above >= a && above <= max) size_text(hi, sizeof hi, above);
-  return ostio__fail(OSTIO_ELAYOUT, "%s %lld: Lustre needs a multiple of 64 KiB (65536 bytes), "
+  return ostio__fail(OSTIO_ELAYOUT, "%s %lld: %s needs a multiple of 64 KiB (65536 bytes), "
                      "from 64k to 4194240k; nearest valid sizes: %s%s%s", what, (long long)size,
-                     lo, lo[0] && hi[0] ? " or " : "", hi);
+                     fs, lo, lo[0] && hi[0] ? " or " : "", hi);
 }
 
 static int check_lustre_limits(const char *path, const ostio_layout *l)
 {
   char what[4200];
   for (int i = 0; i < l->ncomp; i++) {
+    if (l->comp[i].object_size > 0)
+      return ostio__fail(OSTIO_ELAYOUT, "%s: object size %lld: Lustre's objects are unbounded "
+                         "(object sets are Ceph's); give no object size on Lustre", path,
+                         (long long)l->comp[i].object_size);
     if (l->ncomp == 1) snprintf(what, sizeof what, "%s: stripe size", path);
     else snprintf(what, sizeof what, "%s: component %d: stripe size", path, i + 1);
     int rc = ostio__check_lustre_stripe_size(l->comp[i].stripe_size, what);

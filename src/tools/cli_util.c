@@ -75,6 +75,7 @@ void json_layout(FILE *f, const ostio_layout *l)
             c->stripe_size, c->stripe_count, c->first_ost, pattern_name(c->pattern),
             c->instantiated ? "true" : "false");
     json_string(f, c->pool);
+    fprintf(f, ", \"object_size\": %" PRId64, c->object_size);
     fprintf(f, ", \"osts\": ");
     if (!c->osts) {
       fprintf(f, "null");

@@ -16,8 +16,11 @@ static const char *help =
   "count, stripe size, stripe offset (first OST), pattern and the OST of each\n"
   "object; PFL files list each component. For a directory it shows the default\n"
   "that new files inherit. The layout comes from Lustre when PATH is on Lustre,\n"
-  "else from the emulated user.ostio.layout record (the file's own, or its\n"
-  "directory's), else from striping hints in OSTIO_HINTS, else the defaults.\n"
+  "from ceph.file.layout / ceph.dir.layout on CephFS (with object_size: Ceph's\n"
+  "object sets; a directory without its own default shows the one its files\n"
+  "get, marked inherited), else from the emulated user.ostio.layout record\n"
+  "(the file's own, or its directory's), else from striping hints in\n"
+  "OSTIO_HINTS, else the defaults.\n"
   "A striped container (ostio container --help) shows its own layout: one\n"
   "object file per object, ostio_source: container.\n\n"
   "Options:\n"
@@ -28,6 +31,7 @@ static void print_md(const ostio__comp *c, const char *ind)
 {
   printf("%slmm_stripe_count:  %" PRId32 "\n", ind, c->stripe_count);
   printf("%slmm_stripe_size:   %" PRId64 "\n", ind, c->stripe_size);
+  if (c->object_size > 0) printf("%sobject_size:       %" PRId64 "\n", ind, c->object_size);
   printf("%slmm_pattern:       %s\n", ind, pattern_name(c->pattern));
   printf("%slmm_stripe_offset: %" PRId32 "\n", ind, c->first_ost);
   if (c->pool[0]) printf("%slmm_pool:          %s\n", ind, c->pool);
@@ -40,7 +44,9 @@ static void print_md(const ostio__comp *c, const char *ind)
 static void print_text(const char *path, const ostio_layout *l, int is_dir)
 {
   printf("%s\n", path);
-  const char *origin = is_dir ? " (directory default)"
+  const char *origin = is_dir && l->inherited ? " (directory default, inherited from a parent "
+                                                "or the file system's)"
+                       : is_dir ? " (directory default)"
                        : l->inherited ? " (inherited from the directory default)" : "";
   if (l->ncomp == 1 && l->comp[0].end == OSTIO_EOF) {
     printf("ostio_source:      %s%s\n", l->source, origin);

@@ -22,7 +22,12 @@ static const char *help =
   "inside the object; then a summary per object. OFFSET and LENGTH accept the\n"
   "suffixes k, m, g, t. PATH need not exist if OSTIO_HINTS gives its striping;\n"
   "otherwise its layout is read as `ostio getstripe` does. For a striped\n"
-  "container the objects are its object files, named in the summary.\n\n"
+  "container the objects are its object files, named in the summary.\n"
+  "With object sets (Ceph, object_size in `ostio getstripe`) the `object` of a\n"
+  "piece is its column (stripe mod stripe count, the stream ostio's strategies\n"
+  "group by) and object_offset the offset in that column; the columns\n"
+  "ceph_object and ceph_offset give the exact object number and the offset in\n"
+  "it, and on CephFS the JSON names the RADOS object (INODEHEX.%08x).\n\n"
   "Options:\n"
   "  --max-pieces N  list at most N pieces (default 64; 0 lists all)\n"
   "  --json          machine-readable output\n"
@@ -100,6 +105,12 @@ int cmd_map(int argc, char **argv)
   if (rc == 0 && !strcmp(l->source, "container")) rc = ostio__ctr_open(path, 0, &ctr);
   if (rc < 0) { status = cli_lib_error(CMD, rc); goto done; }
 
+  /* Object sets: the exact object of each piece too; on CephFS, named as
+   * RADOS names it (the inode number in hex, the object number). */
+  int objsets = 0;
+  for (int i = 0; i < l->ncomp; i++) objsets |= l->comp[i].object_size > 0;
+  int rados_names = objsets && !strcmp(l->source, "ceph") && stat(path, &st) == 0 &&
+                    S_ISREG(st.st_mode);
   ostio__piece_iter it = {0};
   ostio_piece p;
   int64_t listed = 0, limit = maxp && maxp < npieces ? maxp : npieces;
@@ -112,20 +123,32 @@ int cmd_map(int argc, char **argv)
     printf(", \"pieces\": [");
   } else {
     printf("%s: extent %" PRId64 "+%" PRId64 ", %s layout\n", path, off, len, l->source);
-    printf("%16s %12s %5s %12s %7s %6s %16s\n", "file_offset", "length", "comp", "stripe",
+    printf("%16s %12s %5s %12s %7s %6s %16s", "file_offset", "length", "comp", "stripe",
            "object", "ost", "object_offset");
+    if (objsets) printf(" %12s %12s", "ceph_object", "ceph_offset");
+    printf("\n");
   }
   /* Only the pieces listed are walked; the totals came from the summary. */
   while (listed < limit && ostio__piece_iter_next(&it, &p) == 1) {
+    int64_t objno, objoff;
+    ostio__piece_object(l, &p, &objno, &objoff);
     listed++;
-    if (json)
+    if (json) {
       printf("%s{\"file_offset\": %" PRId64 ", \"length\": %" PRId64 ", \"component\": %d"
-             ", \"stripe\": %" PRId64 ", \"object\": %d, \"ost\": %d, \"object_offset\": %" PRId64 "}",
+             ", \"stripe\": %" PRId64 ", \"object\": %d, \"ost\": %d, \"object_offset\": %" PRId64,
              listed > 1 ? ", " : "", p.file_offset, p.length, p.component, p.stripe, p.object,
              p.ost, p.object_offset);
-    else
-      printf("%16" PRId64 " %12" PRId64 " %5d %12" PRId64 " %7d %6d %16" PRId64 "\n",
-             p.file_offset, p.length, p.component, p.stripe, p.object, p.ost, p.object_offset);
+      if (objsets) printf(", \"ceph_object\": %" PRId64 ", \"ceph_offset\": %" PRId64, objno, objoff);
+      if (objsets && rados_names)
+        printf(", \"ceph_object_name\": \"%llx.%08llx\"", (unsigned long long)st.st_ino,
+               (unsigned long long)objno);
+      printf("}");
+    } else {
+      printf("%16" PRId64 " %12" PRId64 " %5d %12" PRId64 " %7d %6d %16" PRId64, p.file_offset,
+             p.length, p.component, p.stripe, p.object, p.ost, p.object_offset);
+      if (objsets) printf(" %12" PRId64 " %12" PRId64, objno, objoff);
+      printf("\n");
+    }
   }
   if (json) {
     printf("], \"pieces_total\": %" PRId64 ", \"pieces_listed\": %" PRId64 ", \"objects\": [",

@@ -12,7 +12,7 @@
 
 static const char *help =
   "Usage: ostio setstripe [-E END] -c COUNT [-S SIZE] [-i FIRST] [-o LIST] [-p POOL]\n"
-  "                       [-E END ...] [--json] PATH\n"
+  "                       [--object-size SIZE] [-E END ...] [--json] PATH\n"
   "       ostio setstripe -C COUNT -o LIST [-S SIZE] PATH       (overstriping)\n\n"
   "Creates PATH as an empty file with the given layout, gives the layout to PATH\n"
   "when it is an existing empty file, or sets the default layout of directory\n"
@@ -21,8 +21,12 @@ static const char *help =
   "is set through the Lustre interface; elsewhere it is kept in the emulated\n"
   "user.ostio.layout extended attribute, and objects without -o get the OSTs\n"
   "FIRST, FIRST+1, ... (FIRST from -i, else 0), as files created by ostio_open\n"
-  "with striping hints do. Stripe sizes are multiples of 64 KiB (65536 bytes)\n"
-  "from 64k to 4194240k, as `lfs setstripe` requires, unless --emulated.\n\n"
+  "with striping hints do. On CephFS the layout is Ceph's (ceph.file.layout,\n"
+  "ceph.dir.layout): stripe unit -S, stripe count -c, object size --object-size\n"
+  "(default: 4 MiB rounded up to a multiple of -S); Ceph places the objects, so\n"
+  "-i, -o and -C do not apply there. Stripe sizes are multiples of 64 KiB (65536\n"
+  "bytes) from 64k to 4194240k, as `lfs setstripe` and Ceph require, unless\n"
+  "--emulated.\n\n"
   "Options (they apply to the current component):\n"
   "  -c, --stripe-count N      objects to stripe over (1..2000)\n"
   "  -C, --overstripe-count N  objects, allowed to share OSTs (overstriping)\n"
@@ -31,6 +35,10 @@ static const char *help =
   "                            0 elsewhere)\n"
   "  -o, --ost LIST            OSTs of the objects in order, e.g. 0,2-4\n"
   "  -p, --pool NAME           OST pool name\n"
+  "  --object-size SIZE       bytes per object (Ceph's object sets: once each of\n"
+  "                            the COUNT objects holds SIZE bytes, the next COUNT\n"
+  "                            objects start); a multiple of the stripe size;\n"
+  "                            not on Lustre, whose objects are unbounded\n"
   "  -E, --component-end END   start a PFL component that ends at END (a size, or\n"
   "                            -1 / eof for end of file); later components inherit\n"
   "                            unspecified settings from the previous one\n"
@@ -45,9 +53,10 @@ static const char *help =
 
 #define CMD "setstripe"
 #define OPT_EMULATED (OPT_JSON + 100)
+#define OPT_OBJECT_SIZE (OPT_JSON + 101)
 
 typedef struct {
-  int64_t end, size;
+  int64_t end, size, object_size;
   int32_t count, first, nosts;
   int over, have_count, have_size, have_first;
   char pool[OSTIO__POOL_MAX + 1];
@@ -67,7 +76,7 @@ static int parse_count(const char *arg, const char *what, int32_t *out)
 }
 
 /* Turns the specs into components; OST lists are made explicit off Lustre. */
-static int build(spec *specs, int n, int lustre, int emulated, ostio_layout *l)
+static int build(spec *specs, int n, int lustre, int ceph, int emulated, ostio_layout *l)
 {
   int64_t start = 0;
   for (int i = 0; i < n; i++) {
@@ -75,22 +84,29 @@ static int build(spec *specs, int n, int lustre, int emulated, ostio_layout *l)
     if (i > 0) { /* inherit what was not given */
       if (!s->have_count) { s->count = specs[i - 1].count; s->over = specs[i - 1].over; }
       if (!s->have_size) s->size = specs[i - 1].size;
+      if (!s->object_size) s->object_size = specs[i - 1].object_size;
       if (!s->pool[0]) memcpy(s->pool, specs[i - 1].pool, sizeof s->pool);
     }
     if (s->osts && s->have_count && s->count != s->nosts && !s->over)
       return cli_usage_error(CMD, "-o lists %d OSTs but the stripe count is %d", (int)s->nosts,
                              (int)s->count);
     if (s->osts && !s->have_count) s->count = s->nosts;
+    if (ceph && (s->osts || s->have_first || s->over))
+      return cli_usage_error(CMD, "%s on CephFS: Ceph places objects by CRUSH, not on chosen "
+                             "OSTs; give -c, -S and --object-size", s->osts ? "-o" :
+                             s->over ? "-C" : "-i");
     ostio__comp c = {.start = start, .end = s->end, .stripe_size = s->size,
+                     .object_size = s->object_size,
                      .stripe_count = s->count, .first_ost = s->have_first ? s->first : -1,
                      .pattern = OSTIO_PATTERN_RAID0 | (s->over ? OSTIO_PATTERN_OVERSTRIPING : 0)};
     memcpy(c.pool, s->pool, sizeof c.pool);
     if (!emulated) {
       char what[64] = "stripe size";
       if (n > 1) snprintf(what, sizeof what, "component %d: stripe size", i + 1);
-      if (ostio__check_lustre_stripe_size(s->size, what) < 0)
-        return cli_usage_error(CMD, "%s; --emulated accepts any size from 1 byte, for an "
-                               "emulated layout (testing)", ostio_last_error());
+      if ((ceph ? ostio__check_stripe_align(s->size, what, "Ceph")
+                : ostio__check_lustre_stripe_size(s->size, what)) < 0)
+        return cli_usage_error(CMD, ceph ? "%s" : "%s; --emulated accepts any size from 1 "
+                               "byte, for an emulated layout (testing)", ostio_last_error());
     }
     /* Without -o, Lustre chooses the OSTs; off Lustre the emulated source
      * numbers them from FIRST (ostio__layout_emulated_osts), as it does for
@@ -113,6 +129,7 @@ static int build(spec *specs, int n, int lustre, int emulated, ostio_layout *l)
     start = s->end;
   }
   int rc = ostio__layout_validate(l);
+  if (rc == 0 && ceph) rc = ostio__check_ceph_layout(l, "CephFS");
   return rc < 0 ? cli_usage_error(CMD, "%s", ostio_last_error()) : 0;
 }
 
@@ -152,6 +169,7 @@ int cmd_setstripe(int argc, char **argv)
     {"pool", required_argument, NULL, 'p'},
     {"component-end", required_argument, NULL, 'E'},
     {"emulated", no_argument, NULL, OPT_EMULATED},
+    {"object-size", required_argument, NULL, OPT_OBJECT_SIZE},
     {"json", no_argument, NULL, OPT_JSON},
     {"help", no_argument, NULL, 'h'},
     {0, 0, 0, 0}};
@@ -183,6 +201,12 @@ int cmd_setstripe(int argc, char **argv)
       s->size = v;
       s->have_size = 1;
       break;
+    case OPT_OBJECT_SIZE:
+      if (ostio__parse_size(optarg, &v) < 0 || v < 1 || v > OSTIO__STRIPE_SIZE_MAX)
+        return cli_usage_error(CMD, "object size '%s': expected a size from 1 to 4g-1 that is "
+                               "a multiple of the stripe size, such as 4m", optarg);
+      s->object_size = v;
+      break;
     case 'i':
       if (ostio__parse_int(optarg, &v) < 0 || v < -1 || v > 65535)
         return cli_usage_error(CMD, "stripe index '%s': expected -1 (any) or 0..65535", optarg);
@@ -210,7 +234,8 @@ int cmd_setstripe(int argc, char **argv)
       if (pfl) {
         if (++n >= OSTIO_MAX_COMPONENTS)
           return cli_usage_error(CMD, "at most %d components", OSTIO_MAX_COMPONENTS);
-      } else if (s->have_count || s->have_size || s->have_first || s->osts || s->pool[0]) {
+      } else if (s->have_count || s->have_size || s->have_first || s->osts || s->pool[0] ||
+                 s->object_size) {
         return cli_usage_error(CMD, "with -E, give each component's options after its -E");
       }
       pfl = 1;
@@ -226,7 +251,8 @@ int cmd_setstripe(int argc, char **argv)
     return cli_usage_error(CMD, optind >= argc ? "no PATH given" : "give exactly one PATH");
   if (!(l = ostio__layout_new())) return cli_runtime_error(CMD, "out of memory");
   const char *path = argv[optind];
-  status = build(specs, n, ostio__path_is_lustre(path), emulated, l);
+  status = build(specs, n, ostio__path_is_lustre(path), ostio__path_is_ceph(path) == 1, emulated,
+                 l);
   if (status == CLI_OK) status = apply(path, l, json);
   ostio__layout_destroy(l);
   return status;

@@ -149,10 +149,11 @@ class TestGetstripe(CliTestCase):
         self.assertIn("record", arr[0]["error"])
 
     def test_unsupported_record_version_is_runtime_error(self):
-        self.write("v2")
-        os.setxattr(self.p("v2"), XATTR,
-                    b"ostio-layout 2\ncomponent start=0 end=eof stripe_size=1048576 stripe_count=1\n")
-        self.assert_fails(1, "getstripe", ["v2"], ["v2", "version 2"])
+        # version 2 (object_size) is read; a later one is refused
+        self.write("v3")
+        os.setxattr(self.p("v3"), XATTR,
+                    b"ostio-layout 3\ncomponent start=0 end=eof stripe_size=1048576 stripe_count=1\n")
+        self.assert_fails(1, "getstripe", ["v3"], ["v3", "version 3"])
 
     def test_garbage_directory_default_is_runtime_error_for_its_files(self):
         self.mkdir("d")

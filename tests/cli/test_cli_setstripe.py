@@ -350,5 +350,55 @@ class TestStripeSizeRule(CliTestCase):
         self.assertIn("64 KiB", out)
 
 
+# ---------------------------------------------------------------------------
+# object sets (Ceph's object_size) in the emulated record
+
+
+class TestObjectSize(CliTestCase):
+
+    def test_object_size_is_recorded_as_version_2(self):
+        r = self.ok("setstripe", "-c", "3", "-S", "64k", "--object-size", "256k", "f")
+        self.assertEqual(r.stderr, "")
+        raw = self.xattr("f")
+        self.assertTrue(raw.startswith(b"ostio-layout 2\n"), raw)
+        self.assertIn(b" stripe_count=3 object_size=262144 ", raw)
+        c = self.json_of("getstripe", "--json", "f")[0]["layout"]["components"][0]
+        self.assertEqual((c["stripe_size"], c["stripe_count"], c["object_size"]),
+                         (65536, 3, 262144))
+        self.assertIn("object_size:       262144\n", self.ok("getstripe", "f").stdout)
+
+    def test_without_object_size_the_record_stays_version_1(self):
+        self.ok("setstripe", "-c", "3", "-S", "64k", "f")
+        raw = self.xattr("f")
+        self.assertTrue(raw.startswith(b"ostio-layout 1\n"), raw)
+        self.assertNotIn(b"object_size", raw)
+        c = self.json_of("getstripe", "--json", "f")[0]["layout"]["components"][0]
+        self.assertEqual(c["object_size"], 0)
+
+    def test_map_gives_the_exact_object(self):
+        # 64 KiB x 3, 256 KiB objects: an object set is 768 KiB; byte 768 KiB
+        # is column 0 (offset 256 KiB in its stream) but object 3 at offset 0
+        self.ok("setstripe", "-c", "3", "-S", "64k", "--object-size", "256k", "f")
+        m = self.json_of("map", "--json", "--max-pieces", "0", "f", "0", "1m")
+        got = [(p["file_offset"], p["object"], p["object_offset"], p["ceph_object"],
+                p["ceph_offset"]) for p in m["pieces"]]
+        want = []
+        for s in range(16):
+            col, row = s % 3, s // 3
+            want.append((s * 65536, col, row * 65536, (row // 4) * 3 + col,
+                         (row % 4) * 65536))
+        self.assertEqual(got, want)
+        self.assertEqual(want[12][3:], (3, 0))
+        # no RADOS names off CephFS
+        self.assertNotIn("ceph_object_name", m["pieces"][0])
+        text = self.ok("map", "f", "786432", "1").stdout
+        self.assertIn("ceph_object", text)
+
+    def test_object_size_not_a_multiple_is_refused(self):
+        self.assert_fails(2, "setstripe", ["-c", "2", "-S", "64k", "--object-size", "96k", "f"],
+                          ["object size 98304", "multiple of the stripe size 65536"])
+        self.assertFalse(os.path.exists(self.p("f")))
+
+
 if __name__ == "__main__":
     sys.exit(common.main())

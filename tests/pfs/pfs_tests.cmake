@@ -43,6 +43,11 @@ if(TARGET ostio_mpiio AND TARGET mpiio_cov_coll_test)
     $<TARGET_FILE:ostio_mpiio> $<TARGET_FILE:ostio_cli> $<TARGET_FILE:mpiio_cov_coll_test>
     "log striped" "even auto")
 endif()
+# Layouts on CephFS through ostio, against getfattr and the RADOS objects (layout.sh).
+if(TARGET ostio_bench)
+  ostio_pfs_test(pfs_layout.np2 layout.sh ${PROJECT_SOURCE_DIR} $<TARGET_FILE:ostio_cli>
+    $<TARGET_FILE:ostio_bench> ${MPIEXEC_EXECUTABLE})
+endif()
 # Last: it kills node 1's client (and mounts it again).
 ostio_pfs_test(pfs_kill_client kill_client.sh $<TARGET_FILE:log_crash_writer>
   $<TARGET_FILE:pfs_crash_check> $<TARGET_FILE:ostio_cli>)
