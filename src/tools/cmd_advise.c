@@ -21,7 +21,7 @@
 static const char *help =
   "Usage: ostio advise --system FILE [OPTIONS]\n\n"
   "Recommends, for an ostio-bench pattern or a real run's statistics on the\n"
-  "cluster FILE describes (JSON: docs/model.md; shipped ones in systems/), the\n"
+  "cluster FILE describes (JSON: docs/model.md; shipped ones: --system), the\n"
   "container kind (shared file or file per process), the strategy (ost, even,\n"
   "aligned, independent), the stripe count and size and the aggregator count,\n"
   "one line per knob: current -> recommended, the predicted bandwidth and gain\n"
@@ -29,7 +29,8 @@ static const char *help =
   "simulations). A model, not a measurement: docs/model.md says what it leaves\n"
   "out.\n\n"
   "Options:\n"
-  "  --system FILE        the cluster (required)\n"
+  "  --system FILE        the cluster (required); shipped ones in\n"
+  "                       PREFIX/share/ostio/systems/ (source tree: systems/)\n"
   "  --ranks N            MPI ranks  [--stats: the run's; else nodes x ranks per\n"
   "                       node of FILE, at most 1024]\n"
   "  --ranks-per-node K   [the description's]\n"
@@ -135,7 +136,11 @@ static int parse(int argc, char **argv, aargs *a)
     if ((rc = parse_opt(c, a, argv)) != 0) return rc;
   }
   if (optind < argc) return cli_usage_error(CMD, "unexpected argument %s (see --help)", argv[optind]);
-  if (!a->system) return cli_usage_error(CMD, "--system FILE is required (see systems/)");
+  if (!a->system) {
+    char dir[PATH_MAX];
+    return cli_usage_error(CMD, "--system FILE is required (shipped ones in %s)",
+                           model_systems_dir(dir, sizeof dir));
+  }
   if (a->stats && a->flags.given)
     return cli_usage_error(CMD, "--stats gives the pattern: -p, -b, -t, -s and --btio-class "
                            "cannot be combined with it");
