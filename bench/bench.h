@@ -74,8 +74,8 @@ typedef struct ob_config {
   int fsync_per_write;      /* -Y: a sync after every write call (IOR's -Y)      */
   int barriers;             /* -g: barriers after open and after the I/O, so the
                                open / I/O / close times are each everyone's (IOR) */
-  int verbose;              /* -v (repeatable): progress lines add each phase's
-                               open / I/O / close seconds                        */
+  int verbose;              /* -v (repeatable): a progress line per phase with its
+                               open / I/O / close seconds, not one per iteration */
   int numtasks;             /* -N: 0, or the rank count it must equal            */
   int reorder;              /* -C: rank r reads what rank (r + 1) mod P wrote    */
   int iterations;           /* -i, counted in the summary                        */

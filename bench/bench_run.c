@@ -646,16 +646,21 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
           len += snprintf(line + len, sizeof line - (size_t)len, " %s %s %.1f MiB/s%s",
                           x.api->name, ph ? "read" : "write", r.bw_mib,
                           r.verify_errors ? " (VERIFY FAILED)" : "");
-        if (c->verbose && len < (int)sizeof line)   /* -v: where the time went */
-          len += snprintf(line + len, sizeof line - (size_t)len,
-                          " (open %.3f s, %s %.3f s, close %.3f s)", r.t_open,
-                          ph ? "read" : "write", r.t_io, r.t_close);
+        if (c->verbose && x.rank == 0 && c->progress) { /* -v: each phase, its times */
+          char pl[512];
+          snprintf(pl, sizeof pl, "iteration %d/%d%s: %s %s %.1f MiB/s%s (open %.3f s, %s "
+                   "%.3f s, close %.3f s)", it + 1, niter, it < c->warmup ? " (warm-up)" : "",
+                   x.api->name, ph ? "read" : "write", r.bw_mib,
+                   r.verify_errors ? " (VERIFY FAILED)" : "", r.t_open, ph ? "read" : "write",
+                   r.t_io, r.t_close);
+          c->progress(c->progress_ctx, pl);
+        }
       }
       if (!rc && !c->keep) {
         ob__remove_file(&x);
       }
     }
-    if (!rc && x.rank == 0 && c->progress) c->progress(c->progress_ctx, line);
+    if (!rc && !c->verbose && x.rank == 0 && c->progress) c->progress(c->progress_ctx, line);
   }
   rc = ob__agree(&x, rc);
   if (!rc && verify_failed) rc = OB_EVERIFY;

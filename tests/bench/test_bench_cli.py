@@ -194,7 +194,9 @@ try:
                         "-O", "checkRead=1,blockSize=32k", "-t", "16k", "-s", "2", "--warmup", "0",
                         "-o", os.path.join(tmp, "ior"), "--json", js])
     check(rc == 0, f"IOR flags: exit status {rc}: {err.strip()}")
-    check(" (open " in err and "close " in err, f"-v: phase times in the progress: {err.strip()}")
+    vlines = [l for l in err.splitlines() if l.startswith("ostio-bench: iteration")]
+    check(len(vlines) == 4 and all(" (open " in l and ", close " in l for l in vlines),
+          f"-v: one progress line per phase with its times: {err.strip()}")
     try:
         doc = json.load(open(js))
         check(doc["config"]["apis"] == ["mpiio", "posix"], f"-a MPIIO,POSIX: {doc['config']['apis']}")
