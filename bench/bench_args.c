@@ -118,17 +118,17 @@ static int parse_apis(const char *list, ob_config *c, char *err, size_t cap)
     ob_api a;
     const char *refusal, *ior = ob__ior_api(tok, &refusal);
     if (refusal) return usage_err(err, cap, "-a %s: %s", tok, refusal);
-    if (ior) tok = (char *)ior;        /* IOR's MPIIO, POSIX: ours, by our name */
-    if (ob_parse_api(tok, &a) < 0) {
+    const char *name = ior ? ior : tok; /* IOR's MPIIO, POSIX: ours, by our name */
+    if (ob_parse_api(name, &a) < 0) {
       char apis[256];
       strategy_apis(apis, sizeof apis);
       return usage_err(err, cap, "-a: unknown API \"%s\" (accepted: ostio, %s, mpiio, "
                        "mpiio:best, mpiio+ostio, posix; IOR's MPIIO and POSIX)",
-                       tok, apis);
+                       name, apis);
     }
     for (int i = 0; i < c->napis; i++)
       if (!strcmp(c->apis[i].name, a.name))
-        return usage_err(err, cap, "-a: API \"%s\" listed twice", tok);
+        return usage_err(err, cap, "-a: API \"%s\" listed twice", name);
     if (c->napis == OB_MAX_APIS)
       return usage_err(err, cap, "-a: at most %d APIs", OB_MAX_APIS);
     c->apis[c->napis++] = a;
