@@ -71,6 +71,12 @@ typedef struct ob_config {
                                ob_api_collective and ob_api_per_transfer         */
   int write, read;          /* -w -r (neither given: both)                       */
   int fsync;                /* -e                                                */
+  int fsync_per_write;      /* -Y: a sync after every write call (IOR's -Y)      */
+  int barriers;             /* -g: barriers after open and after the I/O, so the
+                               open / I/O / close times are each everyone's (IOR) */
+  int verbose;              /* -v (repeatable): a progress line per phase with its
+                               open / I/O / close seconds, not one per iteration */
+  int numtasks;             /* -N: 0, or the rank count it must equal            */
   int reorder;              /* -C: rank r reads what rank (r + 1) mod P wrote    */
   int iterations;           /* -i, counted in the summary                        */
   int warmup;               /* --warmup N: extra first iterations, not counted  */
@@ -103,6 +109,17 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t errcap)
 int64_t ob_parse_size(const char *s);
 /* ostio, ostio:STRATEGY, mpiio, mpiio+ostio, posix -> api; -1 if invalid. */
 int ob_parse_api(const char *s, ob_api *api);
+
+/* ---- bench_ior.c (pure): IOR's names -------------------------------- */
+/* IOR's API name s: ours ("mpiio", "posix"), or NULL; *refusal is set (a
+ * sentence: why not, what instead) for IOR backends ostio-bench lacks. */
+const char *ob__ior_api(const char *s, const char **refusal);
+/* -O key=val with key (keylen bytes) one of IOR's directives: 1 and *flag
+ * (NULL: a switch given as 0) with *flag_val (NULL: none), OB_EUSAGE with
+ * the refusal in err, or 0 when key is not IOR's (then it is a hint). */
+int ob__ior_directive(const char *key, size_t keylen, const char *val, const char **flag,
+                      const char **flag_val, char *err, size_t cap);
+extern const char ob__ior_no_stonewall[], ob__ior_no_random[];
 /* The --help text, every flag with its default. */
 void ob_usage(FILE *out);
 /* How api issues its data calls under c (the "calls" of the reports):

@@ -116,16 +116,19 @@ static int parse_apis(const char *list, ob_config *c, char *err, size_t cap)
   char *save = NULL;
   for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     ob_api a;
-    if (ob_parse_api(tok, &a) < 0) {
+    const char *refusal, *ior = ob__ior_api(tok, &refusal);
+    if (refusal) return usage_err(err, cap, "-a %s: %s", tok, refusal);
+    const char *name = ior ? ior : tok; /* IOR's MPIIO, POSIX: ours, by our name */
+    if (ob_parse_api(name, &a) < 0) {
       char apis[256];
       strategy_apis(apis, sizeof apis);
       return usage_err(err, cap, "-a: unknown API \"%s\" (accepted: ostio, %s, mpiio, "
-                       "mpiio:best, mpiio+ostio, posix)",
-                       tok, apis);
+                       "mpiio:best, mpiio+ostio, posix; IOR's MPIIO and POSIX)",
+                       name, apis);
     }
     for (int i = 0; i < c->napis; i++)
       if (!strcmp(c->apis[i].name, a.name))
-        return usage_err(err, cap, "-a: API \"%s\" listed twice", tok);
+        return usage_err(err, cap, "-a: API \"%s\" listed twice", name);
     if (c->napis == OB_MAX_APIS)
       return usage_err(err, cap, "-a: at most %d APIs", OB_MAX_APIS);
     c->apis[c->napis++] = a;
@@ -152,18 +155,179 @@ static int takes_value(const char *a)
                                      "--warmup", "-o", "-O", "--json", "--stripe-count",
                                      "--stripe-size", "--seed", "--flash-blocks",
                                      "--flash-nxb", "--container", "--best-write",
-                                     "--best-read"};
+                                     "--best-read", "-N", "-D"};
   for (size_t i = 0; i < sizeof with / sizeof *with; i++)
     if (!strcmp(a, with[i])) return 1;
   return 0;
 }
 
+/* The flags seen so far that are applied after the loop. */
+typedef struct parse_state {
+  int64_t block, transfer, segments, seed, fblocks, fnxb;
+  int kind;
+  char btio_class;
+} parse_state;
+
+static int take_flag(const char *a, const char *v, ob_config *c, parse_state *ps, char *err,
+                     size_t cap);
+
+/* -O KEY=VALUE: one of IOR's directives (also several, comma-separated, as
+ * IOR takes them: every piece KEY=VALUE) becomes the flag that does the same,
+ * or is refused (bench_ior.c); any other key is a hint. */
+static int take_o(const char *v, ob_config *c, parse_state *ps, char *err, size_t cap)
+{
+  const char *e = strchr(v, '=');
+  if (!e || e == v)
+    return usage_err(err, cap, "-O: \"%s\" is not key=value", v);
+  char buf[512];
+  int all_kv = strlen(v) < sizeof buf && strchr(v, ',') != NULL;
+  for (const char *p = v; all_kv && p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+    const char *q = strchr(p, ','), *eq = strchr(p, '=');
+    all_kv = eq && eq != p && (!q || eq < q);
+  }
+  if (all_kv) {                       /* IOR's "-O a=1,b=2": each piece by itself */
+    char *save = NULL;
+    snprintf(buf, sizeof buf, "%s", v);
+    int any_ior = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      const char *f, *fv;
+      int r = ob__ior_directive(t, (size_t)(strchr(t, '=') - t), strchr(t, '=') + 1, &f, &fv,
+                                err, cap);
+      if (r < 0) return r;
+      any_ior |= r;
+    }
+    if (any_ior) {
+      snprintf(buf, sizeof buf, "%s", v);
+      for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int rc = take_o(t, c, ps, err, cap);
+        if (rc) return rc;
+      }
+      return OB_OK;
+    }                                 /* no IOR key: one hint whose value has commas */
+  }
+  const char *flag, *fval;
+  int r = ob__ior_directive(v, (size_t)(e - v), e + 1, &flag, &fval, err, cap);
+  if (r < 0) return r;
+  if (r > 0) {
+    if (!flag) return OB_OK;          /* a switch given as 0                        */
+    int rc = take_flag(flag, fval, c, ps, err, cap);
+    if (rc && err && cap) {           /* name the directive the flag came from      */
+      char inner[512];
+      snprintf(inner, sizeof inner, "%s", err);
+      snprintf(err, cap, "-O %.*s (IOR's directive, as %s): %s", (int)(e - v), v, flag, inner);
+    }
+    return rc;
+  }
+  if ((size_t)(e - v) >= sizeof c->hint_key[0] || strlen(e + 1) >= sizeof c->hint_val[0])
+    return usage_err(err, cap, "-O: key or value too long in \"%s\"", v);
+  if (c->nhints == OB_MAX_HINTS) return usage_err(err, cap, "-O: at most %d hints", OB_MAX_HINTS);
+  snprintf(c->hint_key[c->nhints], sizeof c->hint_key[0], "%.*s", (int)(e - v), v);
+  snprintf(c->hint_val[c->nhints], sizeof c->hint_val[0], "%s", e + 1);
+  c->nhints++;
+  return OB_OK;
+}
+
+static int take_flag(const char *a, const char *v, ob_config *c, parse_state *ps, char *err,
+                     size_t cap)
+{
+  int64_t n;
+  int rc;
+  if (!strcmp(a, "-h") || !strcmp(a, "--help")) c->help = 1;
+  else if (!strcmp(a, "-a")) { if ((rc = parse_apis(v, c, err, cap))) return rc; }
+  else if (!strcmp(a, "-b")) { if ((rc = parse_count(a, v, 1, &ps->block, err, cap))) return rc; }
+  else if (!strcmp(a, "-t")) { if ((rc = parse_count(a, v, 1, &ps->transfer, err, cap))) return rc; }
+  else if (!strcmp(a, "-s")) { if ((rc = parse_count(a, v, 1, &ps->segments, err, cap))) return rc; }
+  else if (!strcmp(a, "-p")) {
+    ps->kind = ob_pattern_kind_from_name(v);
+    if (ps->kind < 0)
+      return usage_err(err, cap, "-p: unknown pattern \"%s\" (accepted: ior, strided, btio, "
+                       "flash, random)", v);
+  } else if (!strcmp(a, "--btio-class")) {
+    if (strlen(v) != 1 || !strchr("SWABC", toupper((unsigned char)v[0])))
+      return usage_err(err, cap, "--btio-class: \"%s\" is not one of S, W, A, B, C", v);
+    ps->btio_class = (char)toupper((unsigned char)v[0]);
+  }
+  else if (!strcmp(a, "-F")) c->file_per_proc = 1;
+  else if (!strcmp(a, "-c")) c->collective = 1;
+  else if (!strcmp(a, "-I") || !strcmp(a, "--indep")) c->indep = 1;
+  else if (!strcmp(a, "-w")) c->write = 1;
+  else if (!strcmp(a, "-r")) c->read = 1;
+  else if (!strcmp(a, "-e")) c->fsync = 1;
+  else if (!strcmp(a, "-Y")) c->fsync_per_write = 1;
+  else if (!strcmp(a, "-g")) c->barriers = 1;
+  else if (!strcmp(a, "-v")) {        /* -O verbose=N gives a level               */
+    if (v && (rc = parse_count("-O verbose", v, 0, &n, err, cap))) return rc;
+    c->verbose = v ? (int)(n > 9 ? 9 : n) : c->verbose + 1;
+  }
+  else if (!strcmp(a, "-C")) c->reorder = 1;
+  else if (!strcmp(a, "-W")) c->verify_write = 1;
+  else if (!strcmp(a, "-R")) c->verify_read = 1;
+  else if (!strcmp(a, "-k")) c->keep = 1;
+  else if (!strcmp(a, "-N")) {
+    if ((rc = parse_count(a, v, 1, &n, err, cap))) return rc;
+    c->numtasks = n > 0x7fffffff ? 0x7fffffff : (int)n;
+  } else if (!strcmp(a, "-D")) {
+    return usage_err(err, cap, "-D: %s", ob__ior_no_stonewall);
+  } else if (!strcmp(a, "-z")) {
+    return usage_err(err, cap, "-z: %s", ob__ior_no_random);
+  } else if (!strcmp(a, "-i")) {
+    if ((rc = parse_count(a, v, 1, &n, err, cap))) return rc;
+    if (n > 100000) return usage_err(err, cap, "-i: at most 100000 iterations");
+    c->iterations = (int)n;
+  } else if (!strcmp(a, "--warmup")) {
+    if ((rc = parse_count(a, v, 0, &n, err, cap))) return rc;
+    if (n > 1000) return usage_err(err, cap, "--warmup: at most 1000 iterations");
+    c->warmup = (int)n;
+  } else if (!strcmp(a, "-o")) {
+    if (!*v || strlen(v) + 32 >= sizeof c->path)
+      return usage_err(err, cap, "-o: path empty or longer than %zu bytes",
+                       sizeof c->path - 32);
+    snprintf(c->path, sizeof c->path, "%s", v);
+  } else if (!strcmp(a, "--json")) {
+    if (!*v || strlen(v) >= sizeof c->json)
+      return usage_err(err, cap, "--json: file name empty or too long");
+    snprintf(c->json, sizeof c->json, "%s", v);
+  } else if (!strcmp(a, "-O")) {
+    if ((rc = take_o(v, c, ps, err, cap))) return rc;
+  } else if (!strcmp(a, "--stripe-count")) {
+    if ((rc = parse_count(a, v, 1, &n, err, cap))) return rc;
+    if (n > OSTIO_MAX_STRIPE_COUNT)
+      return usage_err(err, cap, "--stripe-count: at most %d", OSTIO_MAX_STRIPE_COUNT);
+    c->stripe_count = (int)n;
+  } else if (!strcmp(a, "--stripe-size")) {
+    if ((rc = parse_count(a, v, 1, &c->stripe_size, err, cap))) return rc;
+  } else if (!strcmp(a, "--flash-blocks")) {
+    if ((rc = parse_count(a, v, 1, &ps->fblocks, err, cap))) return rc;
+    if (ps->fblocks > 1000000) return usage_err(err, cap, "--flash-blocks: at most 1000000");
+  } else if (!strcmp(a, "--flash-nxb")) {
+    if ((rc = parse_count(a, v, 1, &ps->fnxb, err, cap))) return rc;
+    if (ps->fnxb > 4096) return usage_err(err, cap, "--flash-nxb: at most 4096");
+  } else if (!strcmp(a, "--container")) {
+    if (!ostio__kind_find(v)) {
+      char kinds[256];
+      return usage_err(err, cap, "--container: \"%s\" is not a container kind; use %s", v,
+                       kind_list(kinds, sizeof kinds));
+    }
+    snprintf(c->container, sizeof c->container, "%s", v);
+  } else if (!strcmp(a, "--best-write") || !strcmp(a, "--best-read")) {
+    int ph = !strcmp(a, "--best-read") ? OB_PHASE_READ : OB_PHASE_WRITE;
+    if (ob_hintset_parse(v, &c->best_given[ph]) != 0)
+      return usage_err(err, cap, "%s: \"%s\" is not KEY=VALUE[,KEY=VALUE...] (at most %d, "
+                       "keys and values under 32 bytes) or \"defaults\"", a, v, OB_HINTSET_MAX);
+    c->best_given_set[ph] = 1;
+  } else if (!strcmp(a, "--seed")) {
+    if ((rc = parse_count(a, v, 0, &ps->seed, err, cap))) return rc;
+  } else {
+    return usage_err(err, cap, "%s: unknown flag", a);
+  }
+  return OB_OK;
+}
+
 int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
 {
   ob_config_defaults(c);
-  int64_t block = -1, transfer = -1, segments = -1, seed = -1, fblocks = -1, fnxb = -1, n;
-  int kind = OB_PAT_IOR;
-  char btio_class = 0;
+  parse_state ps = {.block = -1, .transfer = -1, .segments = -1, .seed = -1, .fblocks = -1,
+                    .fnxb = -1, .kind = OB_PAT_IOR};
   int rc;
   for (int i = 1; i < argc; i++) {
     char flag[64];
@@ -180,90 +344,12 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
     } else if (!takes_value(a) && v) {
       return usage_err(err, cap, "%s: takes no value", a);
     }
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) c->help = 1;
-    else if (!strcmp(a, "-a")) { if ((rc = parse_apis(v, c, err, cap))) return rc; }
-    else if (!strcmp(a, "-b")) { if ((rc = parse_count(a, v, 1, &block, err, cap))) return rc; }
-    else if (!strcmp(a, "-t")) { if ((rc = parse_count(a, v, 1, &transfer, err, cap))) return rc; }
-    else if (!strcmp(a, "-s")) { if ((rc = parse_count(a, v, 1, &segments, err, cap))) return rc; }
-    else if (!strcmp(a, "-p")) {
-      kind = ob_pattern_kind_from_name(v);
-      if (kind < 0)
-        return usage_err(err, cap, "-p: unknown pattern \"%s\" (accepted: ior, strided, btio, "
-                         "flash, random)", v);
-    } else if (!strcmp(a, "--btio-class")) {
-      if (strlen(v) != 1 || !strchr("SWABC", toupper((unsigned char)v[0])))
-        return usage_err(err, cap, "--btio-class: \"%s\" is not one of S, W, A, B, C", v);
-      btio_class = (char)toupper((unsigned char)v[0]);
-    }
-    else if (!strcmp(a, "-F")) c->file_per_proc = 1;
-    else if (!strcmp(a, "-c")) c->collective = 1;
-    else if (!strcmp(a, "-I") || !strcmp(a, "--indep")) c->indep = 1;
-    else if (!strcmp(a, "-w")) c->write = 1;
-    else if (!strcmp(a, "-r")) c->read = 1;
-    else if (!strcmp(a, "-e")) c->fsync = 1;
-    else if (!strcmp(a, "-C")) c->reorder = 1;
-    else if (!strcmp(a, "-W")) c->verify_write = 1;
-    else if (!strcmp(a, "-R")) c->verify_read = 1;
-    else if (!strcmp(a, "-k")) c->keep = 1;
-    else if (!strcmp(a, "-i")) {
-      if ((rc = parse_count(a, v, 1, &n, err, cap))) return rc;
-      if (n > 100000) return usage_err(err, cap, "-i: at most 100000 iterations");
-      c->iterations = (int)n;
-    } else if (!strcmp(a, "--warmup")) {
-      if ((rc = parse_count(a, v, 0, &n, err, cap))) return rc;
-      if (n > 1000) return usage_err(err, cap, "--warmup: at most 1000 iterations");
-      c->warmup = (int)n;
-    } else if (!strcmp(a, "-o")) {
-      if (!*v || strlen(v) + 32 >= sizeof c->path)
-        return usage_err(err, cap, "-o: path empty or longer than %zu bytes",
-                         sizeof c->path - 32);
-      snprintf(c->path, sizeof c->path, "%s", v);
-    } else if (!strcmp(a, "--json")) {
-      if (!*v || strlen(v) >= sizeof c->json)
-        return usage_err(err, cap, "--json: file name empty or too long");
-      snprintf(c->json, sizeof c->json, "%s", v);
-    } else if (!strcmp(a, "-O")) {
-      const char *e = strchr(v, '=');
-      if (!e || e == v)
-        return usage_err(err, cap, "-O: \"%s\" is not key=value", v);
-      if ((size_t)(e - v) >= sizeof c->hint_key[0] || strlen(e + 1) >= sizeof c->hint_val[0])
-        return usage_err(err, cap, "-O: key or value too long in \"%s\"", v);
-      if (c->nhints == OB_MAX_HINTS) return usage_err(err, cap, "-O: at most %d hints", OB_MAX_HINTS);
-      snprintf(c->hint_key[c->nhints], sizeof c->hint_key[0], "%.*s", (int)(e - v), v);
-      snprintf(c->hint_val[c->nhints], sizeof c->hint_val[0], "%s", e + 1);
-      c->nhints++;
-    } else if (!strcmp(a, "--stripe-count")) {
-      if ((rc = parse_count(a, v, 1, &n, err, cap))) return rc;
-      if (n > OSTIO_MAX_STRIPE_COUNT)
-        return usage_err(err, cap, "--stripe-count: at most %d", OSTIO_MAX_STRIPE_COUNT);
-      c->stripe_count = (int)n;
-    } else if (!strcmp(a, "--stripe-size")) {
-      if ((rc = parse_count(a, v, 1, &c->stripe_size, err, cap))) return rc;
-    } else if (!strcmp(a, "--flash-blocks")) {
-      if ((rc = parse_count(a, v, 1, &fblocks, err, cap))) return rc;
-      if (fblocks > 1000000) return usage_err(err, cap, "--flash-blocks: at most 1000000");
-    } else if (!strcmp(a, "--flash-nxb")) {
-      if ((rc = parse_count(a, v, 1, &fnxb, err, cap))) return rc;
-      if (fnxb > 4096) return usage_err(err, cap, "--flash-nxb: at most 4096");
-    } else if (!strcmp(a, "--container")) {
-      if (!ostio__kind_find(v)) {
-        char kinds[256];
-        return usage_err(err, cap, "--container: \"%s\" is not a container kind; use %s", v,
-                         kind_list(kinds, sizeof kinds));
-      }
-      snprintf(c->container, sizeof c->container, "%s", v);
-    } else if (!strcmp(a, "--best-write") || !strcmp(a, "--best-read")) {
-      int ph = !strcmp(a, "--best-read") ? OB_PHASE_READ : OB_PHASE_WRITE;
-      if (ob_hintset_parse(v, &c->best_given[ph]) != 0)
-        return usage_err(err, cap, "%s: \"%s\" is not KEY=VALUE[,KEY=VALUE...] (at most %d, "
-                         "keys and values under 32 bytes) or \"defaults\"", a, v, OB_HINTSET_MAX);
-      c->best_given_set[ph] = 1;
-    } else if (!strcmp(a, "--seed")) {
-      if ((rc = parse_count(a, v, 0, &seed, err, cap))) return rc;
-    } else {
-      return usage_err(err, cap, "%s: unknown flag (see --help)", a);
-    }
+    if ((rc = take_flag(a, v, c, &ps, err, cap))) return rc;
   }
+  int kind = ps.kind;
+  int64_t block = ps.block, transfer = ps.transfer, segments = ps.segments, seed = ps.seed;
+  int64_t fblocks = ps.fblocks, fnxb = ps.fnxb;
+  char btio_class = ps.btio_class;
   if (c->help) return OB_OK;
   if (!c->write && !c->read) c->write = c->read = 1;
   if (c->verify_write && !c->write)
@@ -336,6 +422,8 @@ void ob_usage(FILE *out)
     "  -a LIST          APIs, comma-separated: ostio (= ostio:auto), mpiio, mpiio:best,\n"
     "                   mpiio+ostio, posix, and ostio:STRATEGY for each strategy of the\n"
     "                   library: %s  [ostio]\n"
+    "                   IOR's names: MPIIO = mpiio, POSIX = posix; HDF5 and NCMPI are\n"
+    "                   refused, naming the scripts that run them\n"
     "                   mpiio: ROMIO at its default hints. mpiio:best: ROMIO at the hints\n"
     "                   a sweep picked for this pattern, write and read separately\n"
     "                   (romio_cb_*, cb_nodes with cb_config_list *:*, romio_ds_*,\n"
@@ -370,6 +458,17 @@ void ob_usage(FILE *out)
     "  -w               write phase  [on when neither -w nor -r]\n"
     "  -r               read phase  [on when neither -w nor -r]\n"
     "  -e               fsync inside the timed write phase  [off]\n"
+    "  -Y               a sync after every write call, timed (IOR's fsyncPerWrite):\n"
+    "                   posix fsync after each pwrite; ostio_sync / MPI_File_sync\n"
+    "                   (collective) after each pattern step  [off]\n"
+    "  -g               barriers after open and after the I/O (IOR's\n"
+    "                   intraTestBarriers); one before open always  [off]\n"
+    "  -v               a progress line per phase (not per iteration) with its open,\n"
+    "                   I/O and close seconds (stderr, rank 0)  [off]\n"
+    "  -N N             IOR's numTasks: accepted when N is the rank count; otherwise\n"
+    "                   a usage error (start it with mpiexec -n N)  [all ranks]\n"
+    "  -D S, -z         refused: no stonewalling (every phase moves the whole\n"
+    "                   pattern) and no shuffled -p ior (use -p random)\n"
     "  -C               reorder readers: rank r reads what rank (r+1) mod P wrote  [off]\n"
     "  -i N             iterations in the summary  [1]\n"
     "  --warmup N       extra first iterations, run but left out of the summary  [1]\n"
@@ -377,6 +476,12 @@ void ob_usage(FILE *out)
     "  -R               check every byte of the read phase  [off]\n"
     "  -o PATH          file name prefix; files are PATH.API  [./ostio-bench.dat]\n"
     "  -O KEY=VALUE     hint passed as MPI_Info to ostio and MPI-IO (repeatable)  [none]\n"
+    "                   IOR's directives (api, blockSize, transferSize, segmentCount,\n"
+    "                   repetitions, testFile, numTasks, filePerProc, collective,\n"
+    "                   writeFile, readFile, checkWrite, checkRead, keepFile,\n"
+    "                   reorderTasks, fsync, fsyncPerWrite, intraTestBarriers,\n"
+    "                   verbose; any case, also a,b=1,c=2 lists) act as those flags;\n"
+    "                   IOR's others (stoneWallingWearOut, ...) are refused, saying why\n"
     "  -k               keep the files  [off: removed]\n"
     "  --json FILE      write the JSON document to FILE  [none]\n"
     "  --stripe-count N striping_factor hint (ostio creates an emulated layout)  [unset]\n"

@@ -268,9 +268,13 @@ static int step_transfers(run *x, const backend *be, int write, const side *sd, 
 {
   const ob_step *st = &sd->plan.steps[s];
   uint8_t *b = sd->buf + sd->off[s];
+  /* -Y: POSIX's fsync is this rank's own, after every pwrite; the others' sync
+   * is collective and comes after the step (ob__run_phase). */
+  int sync_each = write && x->c->fsync_per_write && x->api->kind == OB_API_POSIX;
   for (size_t i = 0; i < st->n; i++) {
     if (st->ext[i].length > 0) {
       int e = be->transfer(x, write, st->ext[i].offset, b, st->ext[i].length);
+      if (!e && sync_each) e = be->sync(x);
       if (e) return e;
     }
     b += st->ext[i].length;
@@ -498,14 +502,25 @@ int ob__run_phase(run *x, int write, side *sd, uint8_t *vbuf, ob_result *r)
   int rc = ob__agree(x, be->open(x, write));
   st[1] = clk(c->clock_ctx);
   if (rc) return rc;
+  if (c->barriers) MPI_Barrier(MPI_COMM_WORLD);   /* -g: IOR's intraTestBarriers */
   int per_transfer = ob_api_per_transfer(c, x->api);
-  /* Collective MPI-IO calls go on after a local failure (the others wait in
-   * them); ostio's collective calls agree on their errors themselves. */
-  int go_on = x->api->kind == OB_API_MPIIO && ob_api_collective(c, x->api);
+  /* -Y for ostio and MPI-IO: ostio_sync / MPI_File_sync (collective) after
+   * every step, on every rank as often as the rank with the most steps. */
+  int coll_sync = write && c->fsync_per_write && x->api->kind != OB_API_POSIX, nsync = 0;
+  if (coll_sync) MPI_Allreduce(&sd->plan.nsteps, &nsync, 1, MPI_INT, MPI_MAX, x->comm);
+  /* Collective MPI-IO calls (MPI_File_sync under -Y too) go on after a local
+   * failure (the others wait in them); ostio's collective calls agree on
+   * their errors themselves. */
+  int go_on = x->api->kind == OB_API_MPIIO && (ob_api_collective(c, x->api) || coll_sync);
   for (int s = 0; s < sd->plan.nsteps; s++) {
     int e = per_transfer ? step_transfers(x, be, write, sd, s) : be->step(x, write, sd, s);
     if (e && !rc) rc = e;
+    if (coll_sync && (!rc || go_on) && (e = be->sync(x)) && !rc) rc = e;
     if (rc && !go_on) break;
+  }
+  for (int s = sd->plan.nsteps; s < nsync && (!rc || go_on); s++) {
+    int e = be->sync(x);
+    if (e && !rc) rc = e;
   }
   if (!rc && write && c->fsync) rc = be->sync(x);
   if (x->api->kind == OB_API_OSTIO && x->ofh) {
@@ -514,6 +529,7 @@ int ob__run_phase(run *x, int write, side *sd, uint8_t *vbuf, ob_result *r)
       if (ostio_stat_get(x->ofh, names[i], &stat[i]) != 0) stat[i] = -1;
     snprintf(r->strategy, sizeof r->strategy, "%s", ostio_file_strategy(x->ofh));
   }
+  if (c->barriers) MPI_Barrier(MPI_COMM_WORLD);
   st[2] = clk(c->clock_ctx);
   int crc = be->close(x);
   st[3] = clk(c->clock_ctx);
@@ -582,6 +598,12 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
   for (int a = 0; a < c->napis; a++)
     want_types |= c->apis[a].kind == OB_API_MPIIO && !ob_api_per_transfer(c, &c->apis[a]);
   rc = check_mpiio_ostio(&x);
+  if (!rc && c->numtasks && c->numtasks != x.nprocs) { /* the same on every rank */
+    snprintf(x.msg, sizeof x.msg, "-N %d: ostio-bench runs on every rank of MPI_COMM_WORLD "
+             "(%d here; IOR's -N uses the first N); start it with mpiexec -n %d", c->numtasks,
+             x.nprocs, c->numtasks);
+    rc = OB_EUSAGE;
+  }
   if (!rc) rc = side_build(&x, x.rank, want_types, &w);
   /* The read side's buffer only when there is a read phase (-w alone: half the memory). */
   if (!rc && c->read)
@@ -624,12 +646,21 @@ int ob_run(const ob_config *c, ob_results *res, char *err, size_t errcap)
           len += snprintf(line + len, sizeof line - (size_t)len, " %s %s %.1f MiB/s%s",
                           x.api->name, ph ? "read" : "write", r.bw_mib,
                           r.verify_errors ? " (VERIFY FAILED)" : "");
+        if (c->verbose && x.rank == 0 && c->progress) { /* -v: each phase, its times */
+          char pl[512];
+          snprintf(pl, sizeof pl, "iteration %d/%d%s: %s %s %.1f MiB/s%s (open %.3f s, %s "
+                   "%.3f s, close %.3f s)", it + 1, niter, it < c->warmup ? " (warm-up)" : "",
+                   x.api->name, ph ? "read" : "write", r.bw_mib,
+                   r.verify_errors ? " (VERIFY FAILED)" : "", r.t_open, ph ? "read" : "write",
+                   r.t_io, r.t_close);
+          c->progress(c->progress_ctx, pl);
+        }
       }
       if (!rc && !c->keep) {
         ob__remove_file(&x);
       }
     }
-    if (!rc && x.rank == 0 && c->progress) c->progress(c->progress_ctx, line);
+    if (!rc && !c->verbose && x.rank == 0 && c->progress) c->progress(c->progress_ctx, line);
   }
   rc = ob__agree(&x, rc);
   if (!rc && verify_failed) rc = OB_EVERIFY;

@@ -14,6 +14,9 @@
 # The checkpoint files go to DIR/data and are removed at the end (--keep
 # keeps them). Peak use: 2 GiB in DIR/data, 1 GiB of memory per rank.
 # OSTIO_DEMO_MIB=N: MiB per rank (default 1024; smaller is faster, noisier).
+# Progress: one line per phase with the seconds since the start, and
+# ostio-bench's own lines (each iteration, the sweep), also kept in DIR/*.err.
+# README.md gives the time and disk it took.
 set -euo pipefail
 keep=0 dir=
 for a in "$@"; do
@@ -27,9 +30,19 @@ done
 cd "$(dirname "$0")/.."
 root=$PWD
 start=$SECONDS
+# One line per phase, with the time since the start.
+phase() { printf '== [%4d s] %s\n' "$((SECONDS - start))" "$*"; }
+# bench OUT ERR ARGS...: ostio-bench on 2 ranks, its report into OUT, its progress
+# lines (stderr; -v: one per phase) shown indented, cut to 100 columns, and kept in ERR.
+bench() {
+  local out=$1 err=$2
+  shift 2
+  mpiexec -n 2 "$B" -v "$@" 2>&1 >"$out" | tee "$err" | cut -c1-100 | sed -u 's/^/     /'
+}
+phase "dependencies (scripts/deps.sh)"
 scripts/deps.sh
 
-echo "== building ostio (build/release)"
+phase "building ostio (build/release)"
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DOSTIO_TESTS=OFF >/dev/null
 cmake --build build/release -j"$(nproc 2>/dev/null || echo 2)" --target ostio_bench ostio_preload \
   >/dev/null
@@ -65,22 +78,25 @@ EOF
 # reuse the hints it picked (--best-write) instead of sweeping again.
 smib=$((mib / 8 < 64 ? (mib < 64 ? mib : 64) : mib / 8))
 common=(-c -w -p strided -t 1m -b 1m --stripe-count 2 --stripe-size 1m)
-mpiexec -n 2 "$B" -a mpiio:best "${common[@]}" -s "$smib" -i 1 --warmup 1 -o "$data/sweep" \
-  --json "$dir/sweep.json" > "$dir/sweep.txt" 2> "$dir/sweep.err" ||
+phase "ROMIO's hints: the mpiio:best sweep at $((2 * smib)) MiB (sweep.txt)"
+bench "$dir/sweep.txt" "$dir/sweep.err" -a mpiio:best "${common[@]}" -s "$smib" -i 1 --warmup 1 \
+  -o "$data/sweep" --json "$dir/sweep.json" ||
   { echo "ostio-bench failed (the mpiio:best sweep):"; tail -5 "$dir/sweep.err"; exit 1; }
 best=$("$py" -c 'import json, sys
 h = json.load(open(sys.argv[1]))["mpiio_best"]["write"]["hints"]
 print(",".join(f"{k}={v}" for k, v in h.items()) or "defaults")' "$dir/sweep.json")
 common+=(-s "$mib" -i 3 --warmup 0 --best-write "$best")
 run() { # name container api
-  mpiexec -n 2 "$B" -a "$3",mpiio:best,mpiio --container "$2" "${common[@]}" -o "$data/ckpt" \
-    --json "$dir/$1.json" > "$dir/$1.txt" 2> "$dir/$1.err" ||
+  phase "$1: $3 --container $2, ROMIO tuned and default, 3 iterations each ($1.txt)"
+  bench "$dir/$1.txt" "$dir/$1.err" -a "$3",mpiio:best,mpiio --container "$2" "${common[@]}" \
+    -o "$data/ckpt" --json "$dir/$1.json" ||
     { echo "ostio-bench failed ($1):"; tail -5 "$dir/$1.err"; exit 1; }
 }
 load=$(cut -d' ' -f1 /proc/loadavg)
 run plain plain ostio
 run striped striped ostio:ost
 run log log ostio
+phase "summary"
 "$py" - "$dir" "$load" "$(nproc 2>/dev/null || echo 1)" "$smib" <<'EOF' | tee "$dir/summary.txt"
 import json, sys
 d, load, ncpu, smib = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -136,6 +152,8 @@ cat <<'EOF'
 EOF
 
 # The same checkpoint, smaller (64 MiB), kept, read back through the preload library.
+echo
+phase "a 64 MiB copy in each container, read back through the preload library"
 small=(-c -w -p strided -t 1m -b 1m -s 32 -i 1 --warmup 0 --stripe-count 2 --stripe-size 1m -k)
 mpiexec -n 2 "$B" -a ostio:ost,mpiio --container striped "${small[@]}" -o "$data/small" >/dev/null 2>&1
 mpiexec -n 2 "$B" -a ostio --container log "${small[@]}" -o "$data/small" >/dev/null 2>&1
@@ -157,6 +175,7 @@ OSTIO_PRELOAD_PATHS=$data LD_PRELOAD=$PRELOAD cat small.ostio | cmp - small.mpii
 cd "$root"
 
 echo
+phase "chart"
 if "$py" scripts/bench-plot.py --stat max --phase write \
      --labels "plain file,striped container,log container" \
      --title "N-1 checkpoint, 2 ranks, $((2 * mib)) MiB, 1 MiB records, best of 5" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Plot of an `ostio model --plot PREFIX` sweep: PREFIX.csv -> OUT.png or OUT.svg.
-`ostio model --plot PREFIX` runs it for PREFIX.png (installed in PREFIX/share/ostio).
+`ostio model --plot PREFIX` runs it for PREFIX.png (installed in PREFIX/share/ostio/scripts).
 
 usage: scripts/model-plot.py PREFIX.csv OUT.png|OUT.svg [--title TEXT]
 

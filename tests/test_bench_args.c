@@ -382,6 +382,90 @@ static void test_report_mpiio_ostio(void)
   }
 }
 
+/* A usage error whose message starts with start and contains word. */
+static void refused(const char *line, const char *start, const char *word)
+{
+  ob_config c;
+  char err[1024];
+  int rc = parse(line, &c, err, sizeof err);
+  CHECKF(rc == OB_EUSAGE && strncmp(err, start, strlen(start)) == 0 && strstr(err, word),
+         "\"%s\": rc %d, message \"%s\" should start with \"%s\" and name \"%s\"", line, rc,
+         err, start, word);
+  CHECKF(!strstr(err, "see --help"), "\"%s\": the message \"%s\" says \"see --help\" itself "
+         "(ostio-bench's main adds it once)", line, err);
+}
+
+/* IOR's habits (issue 31 item 7): API names, -v -g -Y -N, -D and -z refused with
+ * why, IOR's -O directives as the flags they mean or refused, other keys hints. */
+static void test_ior_habits(void)
+{
+  ob_config c;
+  char err[1024];
+  CHECK(parse("-a MPIIO", &c, err, sizeof err) == OB_OK);
+  CHECK(c.napis == 1 && c.apis[0].kind == OB_API_MPIIO && !strcmp(c.apis[0].name, "mpiio") &&
+        !c.apis[0].ostio_mpiio && !c.apis[0].best);
+  CHECK(parse("-a POSIX,ostio,mpiio+ostio", &c, err, sizeof err) == OB_OK);
+  CHECK(c.napis == 3 && c.apis[0].kind == OB_API_POSIX && !strcmp(c.apis[0].name, "posix"));
+  refused("-a POSIX,posix", "-a", "twice");
+  refused("-a HDF5", "-a HDF5: ostio-bench has no HDF5 API", "scripts/bench-h5.sh");
+  refused("-a ncmpi", "-a ncmpi:", "bench-pnetcdf-aggregation.sh");
+  refused("-a MMAP", "-a MMAP:", "IOR's MPIIO and POSIX are accepted");
+
+  CHECK(parse("-v -v -g -Y -N 4", &c, err, sizeof err) == OB_OK);
+  CHECK(c.verbose == 2 && c.barriers == 1 && c.fsync_per_write == 1 && c.numtasks == 4);
+  CHECK(c.nhints == 0 && !c.fsync);
+  CHECK(parse("", &c, err, sizeof err) == OB_OK);
+  CHECK(c.verbose == 0 && !c.barriers && !c.fsync_per_write && c.numtasks == 0);
+  bad("-N", "-N");
+  bad("-N 0", "-N");
+  refused("-D 30", "-D: ostio-bench has no stonewalling", "-b, -t and -s");
+  refused("-z", "-z: ostio-bench does not shuffle", "-p random");
+
+  /* -O: IOR's directives, case-insensitive as IOR reads them. */
+  refused("-O stoneWallingWearOut=1", "-O stoneWallingWearOut: IOR's directive is not supported",
+          "no stonewalling");
+  refused("-O STONEWALLINGWEAROUT=1", "-O stoneWallingWearOut:", "no stonewalling");
+  refused("-O deadlineForStonewalling=10", "-O deadlineForStonewalling:", "stonewalling");
+  refused("-O randomOffset=1", "-O randomOffset:", "-p random");
+  refused("-O summaryFormat=JSON", "-O summaryFormat:", "--json");
+  refused("-O checkRead=1,stoneWallingWearOut=1", "-O stoneWallingWearOut:", "stonewalling");
+  CHECK(parse("-O checkRead=1 -O blockSize=64k -O transferSize=16k -O segmentCount=3 "
+              "-O api=POSIX -O repetitions=2 -O testFile=/tmp/x -O intraTestBarriers=1 "
+              "-O fsyncPerWrite=1 -O verbose=3 -O numTasks=2 -O keepFile=1", &c, err,
+              sizeof err) == OB_OK);
+  CHECKF(c.verify_read && c.read && c.pat.block == 65536 && c.pat.transfer == 16384 &&
+         c.pat.segments == 3 && c.napis == 1 && c.apis[0].kind == OB_API_POSIX &&
+         c.iterations == 2 && !strcmp(c.path, "/tmp/x") && c.barriers && c.fsync_per_write &&
+         c.verbose == 3 && c.numtasks == 2 && c.keep && c.nhints == 0, "IOR's -O directives: %s",
+         err);
+  CHECK(c.write);                     /* neither -w nor -r: both phases, as IOR     */
+  CHECK(parse("-O writefile=1,checkwrite=1,FILEPERPROC=0,collective=1 -a mpiio", &c, err,
+              sizeof err) == OB_OK);
+  CHECK(c.write && c.verify_write && !c.file_per_proc && c.collective && c.nhints == 0);
+  CHECK(parse("-O filePerProc=1 -I", &c, err, sizeof err) == OB_OK);
+  CHECK(c.file_per_proc);
+  refused("-O blockSize=1q", "-O blockSize (IOR's directive, as -b): -b", "not a count");
+  /* Other keys stay hints, commas and all. */
+  CHECK(parse("-O romio_cb_write=enable -O cb_config_list=*:1,host:2 -O a=1,b=2", &c, err,
+              sizeof err) == OB_OK);
+  CHECK(c.nhints == 3 && !strcmp(c.hint_key[0], "romio_cb_write") &&
+        !strcmp(c.hint_val[0], "enable") && !strcmp(c.hint_key[1], "cb_config_list") &&
+        !strcmp(c.hint_val[1], "*:1,host:2") && !strcmp(c.hint_key[2], "a") &&
+        !strcmp(c.hint_val[2], "1,b=2"));
+  /* Mixed: the IOR piece acts, the other piece is a hint. */
+  CHECK(parse("-O checkWrite=1,romio_ds_write=disable", &c, err, sizeof err) == OB_OK);
+  CHECK(c.verify_write && c.nhints == 1 && !strcmp(c.hint_key[0], "romio_ds_write") &&
+        !strcmp(c.hint_val[0], "disable"));
+  refused("--bogus", "--bogus: unknown flag", "unknown");
+
+  /* --help names every one of them. */
+  char *text = usage_text();
+  CHECK(text && strstr(text, "  -Y ") && strstr(text, "  -g ") && strstr(text, "  -v ") &&
+        strstr(text, "  -N N ") && strstr(text, "-D S, -z") && strstr(text, "MPIIO = mpiio") &&
+        strstr(text, "stoneWallingWearOut"));
+  free(text);
+}
+
 int main(void)
 {
   test_sizes();
@@ -391,6 +475,7 @@ int main(void)
   test_indep();
   test_report_mpiio_ostio();
   test_bad_flags();
+  test_ior_habits();
   test_arith();
   test_report();
   return TEST_DONE();

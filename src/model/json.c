@@ -182,6 +182,7 @@ static int hex4(parser *ps, const unsigned char *q, unsigned *out)
 {
   unsigned u = 0;
   size_t avail = (size_t)(ps->end - q);          /* q <= end */
+  *out = 0; /* defined on the error path too (GCC 12 -O3 cannot see rc < 0) */
   for (size_t i = 0; i < 4; i++) {
     unsigned c = i < avail ? q[i] : 0, d;
     if (c >= '0' && c <= '9') d = c - '0';

@@ -69,6 +69,7 @@ static int child_of(MPI_Datatype t, int depth, ostio__dtype_list *l, int64_t *ex
 {
   MPI_Count lb, ext;
   *l = (ostio__dtype_list){0};
+  *extent = 0; /* defined on the error paths too (GCC 12 -O3 warned) */
   if (MPI_Type_get_extent_x(t, &lb, &ext) != MPI_SUCCESS)
     return ostio__fail(OSTIO_EMPI, "MPI_Type_get_extent_x failed");
   *extent = (int64_t)ext;

@@ -82,7 +82,9 @@ static int make_code(int cls, const char *text, int *kept)
 static int code_for(ostio__mfile *mf, int cls, const char *call, const char *msg)
 {
   char text[MPI_MAX_ERROR_STRING];
-  snprintf(text, sizeof text, "%s (ostio): %s", call, msg && *msg ? msg : "failed");
+  int n = snprintf(text, sizeof text, "%s (ostio): %s", call, msg && *msg ? msg : "failed");
+  if (n >= (int)sizeof text) /* cut to MPI's limit: say so */
+    memcpy(text + sizeof text - 4, "...", 4);
   int kept = 0, code = make_code(cls, text, &kept);
   MPI_Errhandler eh = MPI_ERRORS_RETURN;
   if (mf) eh = mf->errh;

@@ -21,7 +21,7 @@
 static const char *help =
   "Usage: ostio advise --system FILE [OPTIONS]\n\n"
   "Recommends, for an ostio-bench pattern or a real run's statistics on the\n"
-  "cluster FILE describes (JSON: docs/model.md; shipped ones in systems/), the\n"
+  "cluster FILE describes (JSON: docs/model.md; shipped ones: --system), the\n"
   "container kind (shared file, striped container, log container or file per\n"
   "process), the client cache (ostio_cache), the strategy (ost, even, aligned,\n"
   "independent), the stripe count and size and the aggregator count, one line\n"
@@ -31,7 +31,8 @@ static const char *help =
   "tell apart. A model, not a measurement: docs/model.md says what it leaves\n"
   "out.\n\n"
   "Options:\n"
-  "  --system FILE        the cluster (required)\n"
+  "  --system FILE        the cluster (required); shipped ones in\n"
+  "                       PREFIX/share/ostio/systems/ (source tree: systems/)\n"
   "  --ranks N            MPI ranks  [--stats: the run's; else nodes x ranks per\n"
   "                       node of FILE, at most 1024]\n"
   "  --ranks-per-node K   [the description's]\n"
@@ -155,7 +156,11 @@ static int parse(int argc, char **argv, aargs *a)
     if ((rc = parse_opt(c, a, argv)) != 0) return rc;
   }
   if (optind < argc) return cli_usage_error(CMD, "unexpected argument %s (see --help)", argv[optind]);
-  if (!a->system) return cli_usage_error(CMD, "--system FILE is required (see systems/)");
+  if (!a->system) {
+    char dir[PATH_MAX];
+    return cli_usage_error(CMD, "--system FILE is required (shipped ones in %s)",
+                           model_systems_dir(dir, sizeof dir));
+  }
   if (a->stats && (a->flags.block > 0 || a->flags.segments > 0 || a->flags.btio_class ||
                    (a->flags.kind != OB_PAT_IOR && a->flags.kind != OB_PAT_STRIDED)))
     return cli_usage_error(CMD, "--stats gives the bytes and calls: -b, -s, --btio-class and "

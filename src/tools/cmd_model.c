@@ -26,7 +26,7 @@ static const char *help =
   "Usage: ostio model --system FILE [OPTIONS]\n\n"
   "Predicts the write bandwidth of an ostio-bench pattern (or of a real run's\n"
   "statistics, --stats) on the cluster that FILE\n"
-  "describes (JSON: docs/model.md; shipped ones in systems/), for each strategy:\n"
+  "describes (JSON: docs/model.md; shipped ones: --system), for each strategy:\n"
   "  ost          ostio's Y-lib rule: one object per aggregator\n"
   "  even         ROMIO's classic contiguous equal file domains\n"
   "  aligned      ROMIO's Lustre driver: stripe-aligned contiguous domains\n"
@@ -37,7 +37,8 @@ static const char *help =
   "conflicts, metadata). A model, not a measurement: docs/model.md says what it\n"
   "leaves out and how it was checked.\n\n"
   "Options:\n"
-  "  --system FILE        the cluster (required)\n"
+  "  --system FILE        the cluster (required); shipped ones in\n"
+  "                       PREFIX/share/ostio/systems/ (source tree: systems/)\n"
   "  --ranks N            MPI ranks  [--stats: the run's; else nodes x ranks per\n"
   "                       node of FILE, at most 1024]\n"
   "  --ranks-per-node K   [the description's]\n"
@@ -49,7 +50,8 @@ static const char *help =
   "  --cb-nodes N         aggregators  [each strategy's rule]\n"
   "  --plot PREFIX        also write PREFIX.svg and PREFIX.png (bandwidth against\n"
   "                       the swept value, one line per strategy) and PREFIX.csv\n"
-  "                       (the PNG drawn with matplotlib by model-plot.py)\n"
+  "                       (the PNG drawn with matplotlib by model-plot.py, in\n"
+  "                       PREFIX/share/ostio/scripts/; source tree: scripts/)\n"
   "  -p NAME -b SIZE -t SIZE -s N --btio-class C   the pattern, as ostio-bench's\n"
   "                       (ior, strided, btio, flash, random)  [ior -b 1m -t 1m -s 1]\n"
   "  --stats FILE         or the pattern of a run: an OSTIO_STATS=json:PATH document\n"
@@ -176,7 +178,11 @@ static int parse(int argc, char **argv, margs *a)
     }
   }
   if (optind < argc) return cli_usage_error(CMD, "unexpected argument %s (see --help)", argv[optind]);
-  if (!a->system) return cli_usage_error(CMD, "--system FILE is required (see systems/)");
+  if (!a->system) {
+    char dir[PATH_MAX];
+    return cli_usage_error(CMD, "--system FILE is required (shipped ones in %s)",
+                           model_systems_dir(dir, sizeof dir));
+  }
   if (a->stats && pat.given)
     return cli_usage_error(CMD, "--stats gives the pattern: -p, -b, -t, -s and --btio-class "
                            "cannot be combined with it");

@@ -2,9 +2,11 @@
 #include "tools/model_args.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "hints/hints.h"
@@ -13,6 +15,29 @@
 #include "model/json.h"
 #include "model/model_plan.h"
 #include "tools/cli.h"
+
+/* ---- the shipped cluster descriptions ------------------------------------------------------ */
+
+#ifndef OSTIO_BIN_TO_SYSTEMS
+#define OSTIO_BIN_TO_SYSTEMS "../share/ostio/systems"
+#endif
+
+const char *model_systems_dir(char *buf, size_t cap)
+{
+  static const char *const source = "systems/ of the source tree";
+  char exe[4096], dir[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return source;
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (!slash) return source;
+  *slash = '\0';
+  if (cap < PATH_MAX ||
+      (size_t)snprintf(dir, sizeof dir, "%s/%s", exe, OSTIO_BIN_TO_SYSTEMS) >= sizeof dir ||
+      !realpath(dir, buf))
+    return source;
+  return buf;
+}
 
 /* ---- the pattern flags -------------------------------------------------------------------- */
 

@@ -6,6 +6,7 @@
 #ifndef OSTIO_TOOLS_MODEL_ARGS_H
 #define OSTIO_TOOLS_MODEL_ARGS_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,12 @@ void model_pattern_opts(const model_pattern *p, ob_pattern_opts *o);
  * 64 KiB: the layout code's rule and sentence, ostio__check_lustre_stripe_size).
  * A --stats document's stripe size is held to the same rule. */
 int model_stripe_size_arg(const char *cmd, const char *arg, int64_t *size);
+
+/* Where the shipped cluster descriptions are: PREFIX/share/ostio/systems of
+ * the install this program runs from (found from /proc/self/exe and the
+ * configured bindir -> datadir), else "systems/ of the source tree". For the
+ * "--system FILE is required" message. cap: at least PATH_MAX. */
+const char *model_systems_dir(char *buf, size_t cap);
 
 /* "1m" -> 1048576 (k, m, g: powers of 1024); -1 when invalid. */
 int64_t model_size_arg(const char *s);

@@ -1,6 +1,6 @@
 /* Subcommands written in Python (ostio report; ostio model's PNG): the C
  * tool finds the script and runs it with the same arguments. The script is
- * looked for where `cmake --install` puts it (PREFIX/share/ostio, found
+ * looked for where `cmake --install` puts it (PREFIX/share/ostio/scripts, found
  * from this executable's own path, so a relocated prefix works) and then in
  * the source tree the tool was built from. The interpreter is OSTIO_PYTHON,
  * else python3 from PATH. */
@@ -20,7 +20,7 @@
 #define OSTIO_SOURCE_SCRIPTS "scripts"
 #endif
 #ifndef OSTIO_DATADIR_REL
-#define OSTIO_DATADIR_REL "share/ostio"
+#define OSTIO_DATADIR_REL "share/ostio/scripts"
 #endif
 
 int cli_find_script(const char *script, char *out, size_t cap, char *looked, size_t lcap)

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-/* The path of script: EXEDIR/../share/ostio/SCRIPT (installed), else the
+/* The path of script: EXEDIR/../share/ostio/scripts/SCRIPT (installed), else the
  * source tree's scripts/SCRIPT. 0, or -1 with the places looked at. */
 int cli_find_script(const char *script, char *out, size_t cap, char *looked, size_t lcap);
 /* OSTIO_PYTHON, else "python3". */

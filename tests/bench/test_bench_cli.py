@@ -176,9 +176,37 @@ try:
 
     for args, flag in [(["--bogus"], "--bogus"), (["-F", "-c", "-a", "mpiio"], "-F"),
                        (["-F", "-a", "ostio:ost"], "-F"), (["-a", "hdf5"], "-a"),
-                       (["-b", "1q"], "-b"), (["-W", "-r"], "-W")]:
+                       (["-b", "1q"], "-b"), (["-W", "-r"], "-W"),
+                       # IOR's flags ostio-bench cannot honour: refused, never ignored
+                       (["-a", "HDF5"], "-a HDF5: ostio-bench has no HDF5 API"),
+                       (["-D", "30"], "-D: ostio-bench has no stonewalling"),
+                       (["-z"], "-z: ostio-bench does not shuffle"),
+                       (["-O", "stoneWallingWearOut=1"], "-O stoneWallingWearOut: IOR's directive"),
+                       (["-N", str(np + 1)], f"-N {np + 1}: ostio-bench runs on every rank")]:
         rc, out, err = run(args + ["-o", os.path.join(tmp, "u")])
         check(rc == 2 and f"ostio-bench: {flag}" in err, f"usage {args}: exit status {rc}, {err.strip()}")
+        check(err.count("(see --help)") == 1, f"usage {args}: \"(see --help)\" once: {err.strip()}")
+
+    # IOR's spelling of a run: -a MPIIO, -v -g -Y -N P and IOR's -O directives act as
+    # ostio-bench's flags (mpiio, -R, -b); the bytes verify.
+    js = os.path.join(tmp, "ior.json")
+    rc, out, err = run(["-a", "MPIIO,POSIX", "-v", "-g", "-Y", "-N", str(np), "-W",
+                        "-O", "checkRead=1,blockSize=32k", "-t", "16k", "-s", "2", "--warmup", "0",
+                        "-o", os.path.join(tmp, "ior"), "--json", js])
+    check(rc == 0, f"IOR flags: exit status {rc}: {err.strip()}")
+    vlines = [l for l in err.splitlines() if l.startswith("ostio-bench: iteration")]
+    check(len(vlines) == 4 and all(" (open " in l and ", close " in l for l in vlines),
+          f"-v: one progress line per phase with its times: {err.strip()}")
+    try:
+        doc = json.load(open(js))
+        check(doc["config"]["apis"] == ["mpiio", "posix"], f"-a MPIIO,POSIX: {doc['config']['apis']}")
+        runs = doc["runs"]
+        check(len(runs) == 4 and all(r["verify_errors"] == 0 for r in runs),
+              "IOR flags: write and read (checkRead=1 and -W verified) for both APIs")
+        check(all(r["bytes"] == np * 64 * 1024 for r in runs),
+              f"-O blockSize=32k with -s 2: {[r['bytes'] for r in runs]} bytes per phase")
+    except (OSError, ValueError, KeyError) as e:
+        check(False, f"IOR flags JSON ({e})")
     if np not in (1, 4, 9):
         rc, out, err = run(["-p", "btio", "--btio-class", "S", "-o", os.path.join(tmp, "u")])
         check(rc == 2 and "btio" in err, f"btio with {np} ranks: exit status {rc}, {err.strip()}")
@@ -186,7 +214,7 @@ try:
     rc, out, err = run(["--help"])
     flags = ["-a", "-b", "-t", "-s", "-p", "--btio-class", "-F", "-c", "-w", "-r", "-e", "-C",
              "-i", "--warmup", "-W", "-R", "-o", "-O", "-k", "--json", "--stripe-count",
-             "--stripe-size", "--container", "--seed", "--help"]
+             "--stripe-size", "--container", "--seed", "--help", "-Y", "-g", "-v", "-N"]
     check(rc == 0 and all(f"  {f} " in out or f", {f}" in out for f in flags),
           "--help lists every flag")
 finally:
