@@ -3,7 +3,7 @@
 # and writes one JSON document per case plus tables.md (markdown tables of
 # the medians and ratios, made by scripts/bench-table.py).
 #
-#   scripts/bench-matrix.sh [--group G]... [--only GLOB] [--iters N] [--build DIR] OUTDIR
+#   scripts/bench-matrix.sh [--group G]... [--quick] [--only GLOB] [--iters N] [--build DIR] OUTDIR
 #
 # --only GLOB runs only the cases whose name matches (e.g. 'ior_*', 'flash_disk').
 # Groups: plain (ior, strided 4 KiB and 47,008 B, flash; 2 ranks), ior-long
@@ -11,17 +11,26 @@
 #         over (the same with 4 ranks, oversubscribed), btio (class A,
 #         4 ranks), striped (striped containers K = 2, 4 vs MPI-IO: ior,
 #         strided 1 MiB), striped-btio (the same for btio class A, 4 ranks),
-#         log (log containers vs MPI-IO: strided 4 KiB (32 and 128 MiB) and 47,008 B).
+#         log (log containers vs MPI-IO: strided 4 KiB (32 and 128 MiB) and 47,008 B),
+#         auto (issue 29: `ostio` (auto) and each strategy it can pick against
+#         the tuned ROMIO `mpiio:best` and ROMIO's defaults: ior, strided 4 KiB
+#         and 64 KiB, btio, flash, random x plain file, striped and log
+#         container x tmpfs and disk, 2 ranks, plus 1- and 4-rank cases;
+#         about 40 min on 2 cores; one table, auto.md).
+# --quick    with auto: a representative subset (about 6 min): ior, strided 4 KiB
+#            and 64 KiB on tmpfs, ior into a striped container, strided 4 KiB on
+#            disk, ior with 1 rank.
 # Default: plain. Disk = /tmp, tmpfs = /dev/shm (override DISK=, TMPFS=).
 set -euo pipefail
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
-groups=() iters=5 build=build-meas out= only='*'
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+groups=() iters=5 build=build-meas out= only='*' quick=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --group) groups+=("$2"); shift 2 ;;
     --iters) iters="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
+    --quick) quick=1; shift ;;
     --build) build="$2"; shift 2 ;;
     -*) echo "bench-matrix: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) out="$1"; shift ;;
@@ -48,8 +57,9 @@ one() { # name np args...
   [[ $name == $only ]] || return 0
   echo "== $name (np $np, load $(cut -d' ' -f1 /proc/loadavg))" >&2
   local t0=$SECONDS
-  mpiexec -n "$np" "$B" "$@" --json "$out/$name.json" > "$out/$name.txt" 2> "$out/$name.err"
-  echo "   $((SECONDS - t0)) s" >&2
+  local rc=0
+  mpiexec -n "$np" "$B" "$@" --json "$out/$name.json" > "$out/$name.txt" 2> "$out/$name.err" || rc=$?
+  echo "   $((SECONDS - t0)) s${rc:+ }$([ $rc = 0 ] || echo "FAILED (exit $rc, see $out/$name.err)")" >&2
   echo "$name np=$np load=$(cut -d' ' -f1 /proc/loadavg) seconds=$((SECONDS - t0)) args: $*" >> "$out/cases.txt"
 }
 
@@ -65,8 +75,74 @@ plain_cases() { # np suffix
   done
 }
 
+# issue 29's matrix. Every phase should last >= 0.3 s: sizes are chosen for
+# that (512 MiB ior and strided 64 KiB, 128 MiB strided 4 KiB, 360 MiB flash,
+# 256 MiB random, 400 MiB btio A). Within one run ostio-bench alternates the
+# APIs (each iteration runs every API's write and read in -a order), so a
+# load change hits them alike; the table takes medians over the iterations
+# and the range of the per-iteration ratios. The containers' runs reuse the
+# plain-file run's tuned hints (--best-write / --best-read) instead of
+# sweeping ROMIO again: MPI-IO writes the same plain file in all three.
+AA=mpiio:best,mpiio,ostio,ostio:ost,ostio:aligned,ostio:independent
+pat_args() { # pattern -> ostio-bench flags
+  case "$1" in
+    ior) echo "-p ior -b 16m -t 1m -s 16" ;;
+    s4k) echo "-p strided -t 4k -b 4k -s 16384" ;;
+    s64k) echo "-p strided -t 64k -b 64k -s 4096" ;;
+    btio) echo "-p btio --btio-class A" ;;
+    flash) echo "-p flash --flash-blocks 240" ;;
+    random) echo "-p random -b 128m -s 1" ;;
+  esac
+}
+best_of() { # json -> "--best-write H --best-read H" from its mpiio:best section
+  python3 - "$1" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    sys.exit(0)
+b = d.get("mpiio_best") or {}
+out = []
+for ph in ("write", "read"):
+    h = (b.get(ph) or {}).get("hints")
+    if h is not None:
+        out += [f"--best-{ph}", ",".join(f"{k}={v}" for k, v in h.items()) or "defaults"]
+print(" ".join(out))
+PY
+}
+auto_case() { # np fs container pattern
+  local np="$1" fs="$2" ctr="$3" pat="$4" dir a best=
+  dir=$DISK; [ "$fs" = tmpfs ] && dir=$TMPFS
+  mkdir -p "$dir/obauto"
+  a=$AA; [ "$ctr" = log ] && a=mpiio:best,mpiio,ostio
+  local name="auto_${pat}_${ctr}_${fs}_np${np}"
+  if [ "$ctr" != plain ] && [ -f "$out/auto_${pat}_plain_${fs}_np${np}.json" ]; then
+    best=$(best_of "$out/auto_${pat}_plain_${fs}_np${np}.json")
+  fi
+  # shellcheck disable=SC2046,SC2086
+  one "$name" "$np" -a "$a" -c -R $(pat_args "$pat") --stripe-count 2 --stripe-size 1m \
+    --container "$ctr" -i "$iters" --warmup 1 $best -o "$dir/obauto/f"
+}
+auto_matrix() {
+  local fs ctr pat
+  if [ "$quick" = 1 ]; then
+    auto_case 2 tmpfs plain ior; auto_case 2 tmpfs plain s4k; auto_case 2 tmpfs plain s64k
+    auto_case 2 tmpfs striped ior; auto_case 2 disk plain s4k; auto_case 1 tmpfs plain ior
+    return
+  fi
+  for fs in tmpfs disk; do
+    for pat in ior s4k s64k flash random; do
+      for ctr in plain striped log; do auto_case 2 "$fs" "$ctr" "$pat"; done
+    done
+    auto_case 4 "$fs" plain btio
+  done
+  for pat in ior s4k; do auto_case 1 tmpfs plain "$pat"; auto_case 4 tmpfs plain "$pat"; done
+  auto_case 4 tmpfs striped btio
+}
+
 for g in "${groups[@]}"; do
   case "$g" in
+    auto) auto_matrix ;;
     plain) plain_cases 2 "" ;;
     over) plain_cases 4 "_np4" ;;
     ior-long)   # ior writes, 2 GiB per phase, so that every phase lasts >= 0.3 s (no -W: time)
@@ -110,8 +186,17 @@ for g in "${groups[@]}"; do
         one "log_s47_${fs}" 2 $G -p strided -t 47008 -b 47008 -s 1024 -o "$dir/obmeas/f"
         one "log_s4k128_${fs}" 2 $G -p strided -t 4k -b 4k -s 16384 -o "$dir/obmeas/f"
       done ;;
-    *) echo "bench-matrix: unknown group $g (plain, ior-long, over, btio, striped, striped-btio, log)" >&2; exit 2 ;;
+    *) echo "bench-matrix: unknown group $g (plain, ior-long, over, btio, striped, striped-btio, log, auto)" >&2; exit 2 ;;
   esac
 done
-python3 "$here/scripts/bench-table.py" "$out"/*.json > "$out/tables.md"
-echo "tables: $out/tables.md" >&2
+shopt -s nullglob
+autos=("$out"/auto_*.json) others=()
+for f in "$out"/*.json; do [[ $f == "$out"/auto_* ]] || others+=("$f"); done
+if [ ${#others[@]} -gt 0 ]; then
+  python3 "$here/scripts/bench-table.py" "${others[@]}" > "$out/tables.md"
+  echo "tables: $out/tables.md" >&2
+fi
+if [ ${#autos[@]} -gt 0 ]; then
+  python3 "$here/scripts/bench-table.py" --auto "${autos[@]}" > "$out/auto.md"
+  echo "table: $out/auto.md" >&2
+fi
