@@ -13,6 +13,10 @@ usage: scripts/bench-table.py [--compact | --auto] FILE.json...
              strategy as median / baseline median, with auto's range: the
              smallest and largest ratio of one iteration to the baseline's
              phase of the same iteration
+  --cases    the lines of tests/auto_cases.txt for these documents (the
+             containers' and plain files' runs that measured every strategy
+             auto can pick; flash's --flash-blocks is read from cases.txt
+             beside the documents, as bench-matrix.sh writes it)
 """
 import json
 import sys
@@ -143,10 +147,50 @@ def auto_table(paths):
     return "\n".join(out)
 
 
+def case_lines(paths):
+    """tests/auto_cases.txt: pattern, layout and each strategy's min/median/max."""
+    out = []
+    for path in paths:
+        with open(path) as f:
+            d = json.load(f)
+        c = d["config"]
+        name = path.rsplit("/", 1)[-1].removesuffix(".json").removeprefix("auto_")
+        summ = {(s["api"], s["phase"]): s for s in d["summary"]}
+        if not all((a, "write") in summ for a in STRATS):
+            continue
+        extra = "-"
+        if c["pattern"] == "btio":
+            extra = c["btio_class"]
+        elif c["pattern"] == "flash":
+            extra = "80"
+            try:
+                with open(path.rsplit("/", 1)[0] + "/cases.txt") as f:
+                    for line in f:
+                        w = line.split()
+                        if w and w[0] == "auto_" + name and "--flash-blocks" in w:
+                            extra = w[w.index("--flash-blocks") + 1]
+            except OSError:
+                pass
+        for ph in ("write", "read"):
+            cells = []
+            for a in STRATS:
+                s = summ.get((a, ph))
+                cells.append("-" if not s else
+                             f"{s['bw_min']:.0f}/{s['bw_median']:.0f}/{s['bw_max']:.0f}")
+            out.append(" ".join([name, c["pattern"], str(c["block"]), str(c["transfer"]),
+                                 str(c["segments"]), extra, str(d["nprocs"]),
+                                 str(c["stripe_count"] or 1), str(c["stripe_size"] or 1048576),
+                                 ph] + cells))
+    return "\n".join(out)
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         return 0 if len(argv) >= 2 else 2
+    if argv[1] == "--cases":
+        print(case_lines(argv[2:]))
+        return 0
     if argv[1] == "--auto":
         print(auto_table(argv[2:]))
         return 0
