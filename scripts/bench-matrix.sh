@@ -16,11 +16,12 @@
 #         the tuned ROMIO `mpiio:best` and ROMIO's defaults: ior, strided 4 KiB
 #         and 64 KiB, btio, flash, random x plain file, striped and log
 #         container x tmpfs and disk, 2 ranks, plus 1- and 4-rank cases;
-#         about 40 min on 2 cores; one table, auto.md).
-# --quick    with auto: a representative subset (8 cases, about 25 min on a
-#            loaded 2-core machine): ior, strided 4 KiB and 64 KiB on tmpfs, ior
-#            into a striped and strided 4 KiB into a log container, strided
-#            4 KiB on disk, ior with 1 rank, strided 4 KiB with 4 ranks.
+#         37 cases, about 3 min each on the loaded 2-core VM;
+#         one table, auto.md).
+# --quick    with auto: a representative subset (8 cases): ior, strided 4 KiB
+#            and 64 KiB on tmpfs, ior into a striped and strided 4 KiB into a
+#            log container, strided 4 KiB on disk, ior with 1 rank, strided
+#            4 KiB with 4 ranks.
 # Default: plain. Disk = /tmp, tmpfs = /dev/shm (override DISK=, TMPFS=).
 set -euo pipefail
 usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }

@@ -156,7 +156,7 @@ def case_lines(paths):
         c = d["config"]
         name = path.rsplit("/", 1)[-1].removesuffix(".json").removeprefix("auto_")
         summ = {(s["api"], s["phase"]): s for s in d["summary"]}
-        if not all((a, "write") in summ for a in STRATS):
+        if not all((a, "write") in summ for a in ("ostio:ost", "ostio:independent")):
             continue
         extra = "-"
         if c["pattern"] == "btio":
@@ -178,7 +178,7 @@ def case_lines(paths):
                 cells.append("-" if not s else
                              f"{s['bw_min']:.0f}/{s['bw_median']:.0f}/{s['bw_max']:.0f}")
             out.append(" ".join([name, c["pattern"], str(c["block"]), str(c["transfer"]),
-                                 str(c["segments"]), extra, str(d["nprocs"]),
+                                 str(c["segments"]), extra, str(d["nprocs"]), "1",
                                  str(c["stripe_count"] or 1), str(c["stripe_size"] or 1048576),
                                  ph] + cells))
     return "\n".join(out)

@@ -24,7 +24,7 @@ static const char *const strat[NSTRAT] = {"ost", "aligned", "independent"};
 typedef struct {
   char name[96], pattern[16], extra[16], phase[8];
   int64_t block, transfer, segments, stripe_size;
-  int nprocs, stripe_count;
+  int nprocs, nnodes, stripe_count;
   double bw[NSTRAT][3]; /* min, median, max MiB/s; median < 0: not measured */
 } acase;
 
@@ -52,10 +52,10 @@ static int parse(const char *line, acase *c)
 {
   char b[24], t[24], s[24], ss[24], bw[NSTRAT][64];
   memset(c, 0, sizeof *c);
-  int n = sscanf(line, "%95s %15s %23s %23s %23s %15s %d %d %23s %7s %63s %63s %63s", c->name,
-                 c->pattern, b, t, s, c->extra, &c->nprocs, &c->stripe_count, ss, c->phase,
-                 bw[0], bw[1], bw[2]);
-  if (n != 13) return -1;
+  int n = sscanf(line, "%95s %15s %23s %23s %23s %15s %d %d %d %23s %7s %63s %63s %63s",
+                 c->name, c->pattern, b, t, s, c->extra, &c->nprocs, &c->nnodes,
+                 &c->stripe_count, ss, c->phase, bw[0], bw[1], bw[2]);
+  if (n != 14) return -1;
   c->block = size_of(b);
   c->transfer = size_of(t);
   c->segments = size_of(s);
@@ -138,7 +138,8 @@ static void check_case(const acase *c, long lineno)
   }
   CHECKF(win >= 0, "line %ld: no strategy measured", lineno);
   for (int s = 0; ok && win >= 0 && s < plans[0].nsteps; s++) {
-    ostio__auto_in in = {.nprocs = c->nprocs, .is_write = strcmp(c->phase, "write") == 0,
+    ostio__auto_in in = {.nprocs = c->nprocs, .nnodes = c->nnodes,
+                         .is_write = strcmp(c->phase, "write") == 0,
                          .cb_hint = OSTIO__TRI_AUTO, .coll_threshold = 0,
                          .stripe_size = c->stripe_size, .stripe_count = c->stripe_count};
     call_inputs(plans, c->nprocs, s, &in);
@@ -167,7 +168,7 @@ int main(void)
     lineno++;
     if (line[0] == '#' || line[0] == '\n') continue;
     acase c;
-    CHECKF(parse(line, &c) == 0, "line %ld: 13 columns expected: %s", lineno, line);
+    CHECKF(parse(line, &c) == 0, "line %ld: 14 columns expected: %s", lineno, line);
     if (parse(line, &c) != 0) continue;
     check_case(&c, lineno);
     ncases++;
