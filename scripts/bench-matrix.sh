@@ -22,10 +22,12 @@
 #            and 64 KiB on tmpfs, ior into a striped and strided 4 KiB into a
 #            log container, strided 4 KiB on disk, ior with 1 rank, strided
 #            4 KiB with 4 ranks.
+# --scale N  with auto: sizes divided by N (1, 2, 4 or 8; for a loaded machine,
+#            where phases last >= 0.3 s at a fraction of the size).
 # Default: plain. Disk = /tmp, tmpfs = /dev/shm (override DISK=, TMPFS=).
 set -euo pipefail
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
-groups=() iters=5 build=build-meas out= only='*' quick=0
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
+groups=() iters=5 build=build-meas out= only='*' quick=0 scale=1
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
     --iters) iters="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
+    --scale) scale="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
     -*) echo "bench-matrix: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) out="$1"; shift ;;
@@ -89,14 +92,15 @@ plain_cases() { # np suffix
 # strategies auto can pick on these layouts run (ost and independent; aligned
 # only on one-object files, which the matrix has none of).
 AA=mpiio:best,mpiio,ostio,ostio:ost,ostio:independent
+div() { local v=$(($1 / $2)); echo $((v > 0 ? v : 1)); }
 pat_args() { # pattern divisor -> ostio-bench flags (divisor 8: the sweep's size)
   case "$1" in
-    ior) echo "-p ior -b 16m -t 1m -s $((16 / $2))" ;;
-    s4k) echo "-p strided -t 4k -b 4k -s $((65536 / $2))" ;;
-    s64k) echo "-p strided -t 64k -b 64k -s $((4096 / $2))" ;;
+    ior) echo "-p ior -b 16m -t 1m -s $(div 16 "$2")" ;;
+    s4k) echo "-p strided -t 4k -b 4k -s $(div 65536 "$2")" ;;
+    s64k) echo "-p strided -t 64k -b 64k -s $(div 4096 "$2")" ;;
     btio) echo "-p btio --btio-class $([ "$2" = 1 ] && echo A || echo W)" ;;
-    flash) echo "-p flash --flash-blocks $((320 / $2))" ;;
-    random) echo "-p random -b $((256 / $2))m -s 1" ;;
+    flash) echo "-p flash --flash-blocks $(div 320 "$2")" ;;
+    random) echo "-p random -b $(div 256 "$2")m -s 1" ;;
   esac
 }
 best_of() { # json -> "--best-write H --best-read H" from its mpiio:best section
@@ -126,12 +130,12 @@ auto_case() { # np fs container pattern
   mkdir -p "$out/sweep"
   if [ ! -f "$out/$sw.json" ]; then
     # shellcheck disable=SC2046
-    only='*' one "$sw" "$np" -a mpiio:best -c $(pat_args "$pat" 8) --stripe-count 2 --stripe-size 1m \
+    only='*' one "$sw" "$np" -a mpiio:best -c $(pat_args "$pat" $((8 * scale))) --stripe-count 2 --stripe-size 1m \
       -i 1 --warmup 1 -o "$dir/obauto/f"
   fi
   best=$(best_of "$out/$sw.json")
   # shellcheck disable=SC2046,SC2086
-  one "$name" "$np" -a "$a" -c -R $(pat_args "$pat" 1) --stripe-count 2 --stripe-size 1m \
+  one "$name" "$np" -a "$a" -c -R $(pat_args "$pat" "$scale") --stripe-count 2 --stripe-size 1m \
     --container "$ctr" -i "$iters" --warmup 1 $best -o "$dir/obauto/f"
 }
 auto_matrix() {

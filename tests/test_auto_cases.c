@@ -163,7 +163,7 @@ int main(void)
   CHECKF(f != NULL, "cannot open %s", OSTIO_AUTO_CASES);
   if (!f) return TEST_DONE();
   char line[1024];
-  long lineno = 0, ncases = 0;
+  long lineno = 0, ncases = 0; /* cases = lines: one phase of one run */
   while (fgets(line, sizeof line, f)) {
     lineno++;
     if (line[0] == '#' || line[0] == '\n') continue;
