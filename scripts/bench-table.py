@@ -176,7 +176,7 @@ def case_lines(paths):
             for a in STRATS:
                 s = summ.get((a, ph))
                 cells.append("-" if not s else
-                             f"{s['bw_min']:.0f}/{s['bw_median']:.0f}/{s['bw_max']:.0f}")
+                             f"{s['bw_min']:.1f}/{s['bw_median']:.1f}/{s['bw_max']:.1f}")
             out.append(" ".join([name, c["pattern"], str(c["block"]), str(c["transfer"]),
                                  str(c["segments"]), extra, str(d["nprocs"]), "1",
                                  str(c["stripe_count"] or 1), str(c["stripe_size"] or 1048576),
