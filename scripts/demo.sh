@@ -143,8 +143,8 @@ cat <<'EOF'
    with one aggregator (cb_config_list *:1, one per host): an exchange, then large writes.
    Tuned, it turns collective buffering off (each rank writes its own records) or gives
    each rank an aggregator (*:*): sweep.txt shows which won here. ostio's auto strategy
-   picks ost: with 2 stripes of 1 MiB, each rank's records lie in one stripe, so each rank
-   writes its own, no exchange, but both ranks still share one inode and its lock.
+   picks independent, as every rank is on one node (docs/collective-auto.md): each rank
+   writes its own records, no exchange, but both ranks still share one inode and its lock.
    The striped container stores the file as 2 object files, 1 MiB stripes round-robin
    (Lustre's RAID0 layout), and ostio:ost gives each object one aggregator: each rank writes
    its own object, no exchange, no shared lock. The log container goes further: each rank

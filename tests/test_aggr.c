@@ -370,6 +370,8 @@ static void auto_is(const ostio__auto_in *in, const char *name, const char *reas
 #define R_ALIGNED "one stripe object: ost would leave a single aggregator; stripe-aligned " \
                   "domains spread the work over all aggregators"
 #define R_OST "one-to-one OST pattern: every aggregator talks to one stripe object"
+#define R_NODE "all ranks on one node: no other client's locks to avoid, and the exchange " \
+               "costs more than the system calls it saves"
 
 static void auto_rule(void)
 {
@@ -440,6 +442,25 @@ static void auto_rule(void)
   AUTO_IS(&in, "ost", R_OST);
   in.stripe_count = 2000;
   in.nprocs = 2;
+  AUTO_IS(&in, "ost", R_OST);
+
+  /* d'. one node (issue 29): independent unless enabled; 0 nodes = not known */
+  in = base;
+  in.nnodes = 1;
+  AUTO_IS(&in, "independent", R_NODE);
+  in.is_write = 0;
+  in.stripe_count = 1;
+  AUTO_IS(&in, "independent", R_NODE);     /* before e' */
+  in.cb_hint = OSTIO__TRI_ENABLE;
+  AUTO_IS(&in, "aligned", R_ALIGNED);
+  in = base;
+  in.nnodes = 1;
+  in.interleaved = 0;
+  AUTO_IS(&in, "independent", R_NOINT);    /* d before d' */
+  in = base;
+  in.nnodes = 2;
+  AUTO_IS(&in, "ost", R_OST);
+  in.nnodes = 0;
   AUTO_IS(&in, "ost", R_OST);
 
   AUTO_IS(NULL, "independent", "no input: independent I/O needs no plan");

@@ -97,8 +97,13 @@ static void t_auto(void)
   CHECKF(!strcmp(o.strategy, "independent"), "auto, contiguous per rank: chose %s", o.strategy);
   if (nprocs < 2) return;
   size_t n = cc_cyclic(rank, nprocs, 40, 0, 1000, 1000, e);
+  /* every rank of these tests is on one node: independent (docs/collective-auto.md, d') */
   cc_wr_case(hints, e, n, 0, NULL, 0, &o);
-  CHECKF(cc_is_coll(o.strategy), "auto, interleaved: chose %s", o.strategy);
+  CHECKF(!strcmp(o.strategy, "independent"), "auto, interleaved, one node: chose %s", o.strategy);
+  /* ... unless collective buffering is asked for */
+  cc_wr_case("striping_factor=4;striping_unit=4096;cb_config_list=*:*;romio_cb_write=enable", e, n,
+             0, NULL, 0, &o);
+  CHECKF(cc_is_coll(o.strategy), "auto, interleaved, romio_cb_write=enable: chose %s", o.strategy);
 }
 
 /* ---- 9. independent calls, sizes, sync ---------------------------------------- */

@@ -13,7 +13,7 @@ static const ostio__strategy *choose(const ostio__call *c, const char **why)
   for (int i = 0; i < c->l->ncomp; i++)
     if (c->l->comp[i].stripe_count > k) k = c->l->comp[i].stripe_count;
   ostio__auto_in in = {
-    .nprocs = c->nprocs, .is_write = c->is_write,
+    .nprocs = c->nprocs, .nnodes = c->nnodes, .is_write = c->is_write,
     .cb_hint = c->is_write ? c->h->romio_cb_write : c->h->romio_cb_read,
     .coll_threshold = c->h->romio_lustre_coll_threshold, .interleaved = c->interleaved,
     .total_bytes = c->bytes, .total_extents = c->nextents, .stripe_size = ss,

@@ -45,6 +45,7 @@ int ostio__aggr_contig_count(const ostio_layout *l, int64_t co_ratio, int nprocs
 /* ---- the auto rule ---------------------------------------------------- */
 typedef struct ostio__auto_in {
   int nprocs;
+  int nnodes;                /* nodes the ranks run on; 0 = not known        */
   int is_write;
   int cb_hint;               /* romio_cb_write / romio_cb_read: ostio__tri  */
   int64_t coll_threshold;    /* romio_lustre_coll_threshold, 0 = unset      */

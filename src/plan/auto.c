@@ -26,6 +26,10 @@ const char *ostio__auto_choose(const ostio__auto_in *in, const char **why)
     name = "independent";
     reason = "ranks' ranges do not interleave: each rank accesses the file directly "
              "(ROMIO's automatic rule)";
+  } else if (in->cb_hint != OSTIO__TRI_ENABLE && in->nnodes == 1) {
+    name = "independent";
+    reason = "all ranks on one node: no other client's locks to avoid, and the exchange "
+             "costs more than the system calls it saves";
   } else if (in->stripe_count == 1) {
     name = "aligned";
     reason = "one stripe object: ost would leave a single aggregator; stripe-aligned domains "
