@@ -2,6 +2,7 @@
 #include "core/agree.h"
 
 #include <sched.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,4 +51,13 @@ int ostio__barrier_yield(MPI_Comm comm, const char *what)
     if (done) return 0;
     if (spin >= 64) sched_yield();
   }
+}
+
+int ostio__node_split(MPI_Comm comm, MPI_Comm *node)
+{
+  const char *knob = getenv("OSTIO_TEST_RANKS_PER_NODE");
+  int rpn = knob ? atoi(knob) : 0, rank = 0;
+  if (rpn <= 0) return MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
+  MPI_Comm_rank(comm, &rank);
+  return MPI_Comm_split(comm, rank / rpn, rank, node);
 }

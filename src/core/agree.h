@@ -19,4 +19,10 @@ int ostio__agree_known(MPI_Comm comm, int rc, int worst, int worst_rank);
  * cores). OSTIO_EMPI with a detail naming what on failure. */
 int ostio__barrier_yield(MPI_Comm comm, const char *what);
 
+/* Splits comm into its nodes: MPI_COMM_TYPE_SHARED, or, when the test knob
+ * OSTIO_TEST_RANKS_PER_NODE=N is set (N > 0), simulated nodes of N
+ * consecutive ranks (rank r on node r / N), as scripts/pfs.sh mpiexec sets
+ * it for ranks on separate CephFS clients. MPI's error code. */
+int ostio__node_split(MPI_Comm comm, MPI_Comm *node);
+
 #endif

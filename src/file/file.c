@@ -82,8 +82,8 @@ static int find_aggregators(ostio_file *fh)
 {
   MPI_Comm node;
   int leader = fh->rank, rc = 0, len = 0;
-  if (MPI_Comm_split_type(fh->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-    return ostio__fail(OSTIO_EMPI, "MPI_Comm_split_type failed");
+  if (ostio__node_split(fh->comm, &node) != MPI_SUCCESS)
+    return ostio__fail(OSTIO_EMPI, "cannot split the communicator into nodes");
   MPI_Allreduce(&fh->rank, &leader, 1, MPI_INT, MPI_MIN, node);
   MPI_Comm_free(&node);
   int *nodes = malloc((size_t)fh->nprocs * sizeof *nodes);

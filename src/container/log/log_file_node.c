@@ -18,13 +18,7 @@
 
 int ostio__log_node_comm(MPI_Comm comm, MPI_Comm *node)
 {
-  int rank, rc;
-  const char *knob = getenv("OSTIO_TEST_RANKS_PER_NODE");
-  int rpn = knob ? atoi(knob) : 0;
-  MPI_Comm_rank(comm, &rank);
-  if (rpn > 0) rc = MPI_Comm_split(comm, rank / rpn, rank, node);
-  else rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
-  if (rc != MPI_SUCCESS) {
+  if (ostio__node_split(comm, node) != MPI_SUCCESS) {
     *node = MPI_COMM_NULL;
     return ostio__fail(OSTIO_EMPI, "cannot split the communicator into nodes");
   }
