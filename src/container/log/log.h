@@ -103,6 +103,7 @@ typedef struct ostio__logmap {
    * long record no longer makes every lookup scan all records before it). */
   size_t ncls, cls_at[65];
   int64_t cls_max[64];
+  int cls_cls[64];         /* the class (floor of log2 of the span) of each   */
   size_t tail_work;        /* tail entries resolves scanned since the last build */
   size_t *trunc;           /* TRUNC entries of e[0..nsorted), key order       */
   size_t ntrunc;

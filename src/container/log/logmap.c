@@ -77,10 +77,8 @@ static int span_class(const ostio__logrec *r)
 static _Thread_local const ostio__logent *span_ent;
 static int span_cmp(const void *a, const void *b)
 {
-  const ostio__logrec *x = &span_ent[*(const size_t *)a].r, *y = &span_ent[*(const size_t *)b].r;
-  int cx = span_class(x), cy = span_class(y);
-  if (cx != cy) return (cx > cy) - (cx < cy);
-  return (x->lstart > y->lstart) - (x->lstart < y->lstart);
+  int64_t x = span_ent[*(const size_t *)a].r.lstart, y = span_ent[*(const size_t *)b].r.lstart;
+  return (x > y) - (x < y);
 }
 
 int ostio__logmap_build(ostio__logmap *m)
@@ -94,22 +92,36 @@ int ostio__logmap_build(ostio__logmap *m)
     return ostio__fail(OSTIO_ENOMEM, "out of memory indexing %zu records", m->n);
   m->nspan = m->ntrunc = m->ncls = m->tail_work = 0;
   m->size = 0;
+  size_t per[64] = {0};
   for (size_t i = 0; i < m->n; i++) {
     apply_size(&m->size, &m->e[i].r);
     if (m->e[i].r.type == OSTIO__LOGREC_TRUNC) m->trunc[m->ntrunc++] = i;
-    else m->span[m->nspan++] = i;
+    else per[span_class(&m->e[i].r)]++, m->nspan++;
+  }
+  /* The WRITEs bucketed by class (in key order), each bucket by lstart. */
+  size_t at[64];
+  for (int c = 0; c < 64; c++) {
+    if (!per[c]) continue;
+    at[c] = m->ncls ? m->cls_at[m->ncls - 1] + per[m->cls_cls[m->ncls - 1]] : 0;
+    m->cls_cls[m->ncls] = c;
+    m->cls_at[m->ncls] = at[c];
+    m->cls_max[m->ncls++] = 0;
+  }
+  for (size_t i = 0; i < m->n; i++) {
+    const ostio__logrec *r = &m->e[i].r;
+    if (r->type == OSTIO__LOGREC_TRUNC) continue;
+    int c = span_class(r);
+    m->span[at[c]++] = i;
   }
   span_ent = m->e; /* qsort has no context argument in C11 */
-  if (m->nspan > 1) qsort(m->span, m->nspan, sizeof *m->span, span_cmp);
-  for (size_t j = 0; j < m->nspan; j++) {
-    const ostio__logrec *r = &m->e[m->span[j]].r;
-    int c = span_class(r);
-    if (j == 0 || c != span_class(&m->e[m->span[j - 1]].r)) {
-      m->cls_at[m->ncls] = j;
-      m->cls_max[m->ncls++] = 0;
+  for (size_t k = 0; k < m->ncls; k++) {
+    size_t a = m->cls_at[k], b = k + 1 < m->ncls ? m->cls_at[k + 1] : m->nspan;
+    if (b - a > 1) qsort(m->span + a, b - a, sizeof *m->span, span_cmp);
+    for (size_t j = a; j < b; j++) {
+      const ostio__logrec *r = &m->e[m->span[j]].r;
+      int64_t len = ostio__logrec_end(r) - r->lstart;
+      if (len > m->cls_max[k]) m->cls_max[k] = len;
     }
-    int64_t s = ostio__logrec_end(r) - r->lstart;
-    if (s > m->cls_max[m->ncls - 1]) m->cls_max[m->ncls - 1] = s;
   }
   m->cls_at[m->ncls] = m->nspan;
   m->nsorted = m->n;
