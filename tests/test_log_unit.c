@@ -238,6 +238,47 @@ static void test_resolve(tu_rng *r)
   ostio__logres_free(&res);
 }
 
+/* A small read's lookup examines the records near its range, not every
+ * record before it: one strided record over the whole file (a writer's
+ * pattern compressed, its span the file) and NW small records between its
+ * pieces (issue 29: a 4 KiB collective read of a log container scanned half
+ * the index per call). The segments name the right record and bytes. */
+static void test_resolve_near(void)
+{
+  enum { NW = 4000, B = 4096 };
+  ostio__logent *e = calloc(NW + 1, sizeof *e);
+  e[0] = (ostio__logent){.src = 0, .idx = 0};
+  e[0].r = (ostio__logrec){.type = OSTIO__LOGREC_WRITE, .lstart = 0, .lstride = 2 * B,
+                           .length = B, .count = NW, .pstart = 0};
+  for (int i = 1; i <= NW; i++) {
+    e[i] = (ostio__logent){.src = 1, .idx = (uint64_t)i};
+    e[i].r = (ostio__logrec){.type = OSTIO__LOGREC_WRITE, .seq = 1,
+                             .lstart = (int64_t)(2 * (i - 1) + 1) * B, .length = B, .count = 1,
+                             .pstart = (int64_t)(i - 1) * B};
+  }
+  ostio__logmap m;
+  ostio__logmap_init(&m);
+  CHECK(ostio__logmap_add(&m, e, NW + 1) == 0);
+  CHECK(ostio__logmap_build(&m) == 0);
+  ostio__logres res = {0};
+  size_t most = 0;
+  int bad = 0;
+  for (int i = 0; i < NW; i += 7) {
+    int64_t off = (int64_t)(2 * i + 1) * B; /* record i + 1's bytes, one each side */
+    CHECK(ostio__logmap_resolve(&m, NULL, 0, off - 1, B + 2, &res) == 0);
+    if (res.visited > most) most = res.visited;
+    bad += res.nseg != 3 || res.seg[0].src != 0 || res.seg[0].phys != (int64_t)i * B + B - 1 ||
+           res.seg[1].src != 1 || res.seg[1].phys != (int64_t)i * B || res.seg[1].len != B ||
+           res.seg[2].src != 0 || res.seg[2].phys != (int64_t)(i + 1) * B;
+  }
+  CHECKF(bad == 0, "%d small reads resolved to the wrong records or bytes", bad);
+  CHECKF(most <= 8, "a %d-byte read examined %zu of %d records: expected the few near it",
+         B + 2, most, NW + 1);
+  ostio__logres_free(&res);
+  ostio__logmap_free(&m);
+  free(e);
+}
+
 /* ---- manifest, names, fuzz -------------------------------------------------------- */
 
 static void log_manifest(ostio__manifest *m)
@@ -432,6 +473,7 @@ int main(void)
   test_codec(&r);
   test_compressor();
   test_resolve(&r);
+  test_resolve_near();
   test_manifest_names();
   test_fuzz(&r);
   test_clock();

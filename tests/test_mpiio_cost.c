@@ -10,7 +10,10 @@
  * negative count makes every rank fail its write_at_all, and no byte of
  * that call reaches the file; the same for a read_at_all. Reads count the
  * bytes before the end after MPI_File_set_size shrinks the file (the handle
- * remembers a size it saw: the shrink must reset it). Any rank count. */
+ * remembers a size it saw: the shrink must reset it). Independent and
+ * collective accesses of MPI_BYTE make no datatype query per call (counted
+ * like the collectives), and a contiguous view at a displacement reads the
+ * bytes at disp + position. Any rank count. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +67,33 @@ EXPORT int MPI_Alltoallv(const void *s, const int *sc, const int *sd, MPI_Dataty
   return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, c);
 }
 
+/* Datatype queries: a small access of a named type through a contiguous
+ * view needs none once the type was seen (its map is kept; the handle
+ * value of a named type cannot be reused by a derived one). */
+static long ndtq;
+static void count_dtq(void)
+{
+  if (counting) ndtq++;
+}
+EXPORT int MPI_Type_get_envelope(MPI_Datatype t, int *ni, int *na, int *nd, int *comb)
+{
+  count_dtq();
+  return PMPI_Type_get_envelope(t, ni, na, nd, comb);
+}
+#if MPI_VERSION >= 4
+EXPORT int MPI_Type_get_envelope_c(MPI_Datatype t, MPI_Count *ni, MPI_Count *na, MPI_Count *nc,
+                                   MPI_Count *nd, int *comb)
+{
+  count_dtq();
+  return PMPI_Type_get_envelope_c(t, ni, na, nc, nd, comb);
+}
+#endif
+EXPORT int MPI_Type_get_attr(MPI_Datatype t, int kv, void *v, int *flag)
+{
+  count_dtq();
+  return PMPI_Type_get_attr(t, kv, v, flag);
+}
+
 /* Byte j of the block at file offset off. */
 static unsigned char pat(int64_t off, int j)
 {
@@ -89,8 +119,36 @@ static void run(const char *path)
   MPI_Status st;
   int cnt = -1, ok = 1;
 
+  /* Independent write_at / read_at of MPI_BYTE: the bytes, and no datatype
+   * query per call (one warm-up call may decode MPI_BYTE first). */
+  for (int j = 0; j < BLK; j++) buf[j] = pat(at(0), j);
+  ok &= MPI_File_write_at(fh, at(0), buf, BLK, MPI_BYTE, &st) == MPI_SUCCESS;
+  ndtq = 0;
+  for (int i = 0; i < NCALL; i++) {
+    for (int j = 0; j < BLK; j++) buf[j] = pat(at(i), j);
+    counting = 1;
+    ok &= MPI_File_write_at(fh, at(i), buf, BLK, MPI_BYTE, &st) == MPI_SUCCESS;
+    counting = 0;
+  }
+  int ibad = 0;
+  for (int i = 0; i < NCALL; i++) {
+    memset(buf, 0, sizeof buf);
+    counting = 1;
+    ok &= MPI_File_read_at(fh, at(i), buf, BLK, MPI_BYTE, &st) == MPI_SUCCESS;
+    counting = 0;
+    MPI_Get_count(&st, MPI_BYTE, &cnt);
+    ibad += cnt != BLK;
+    for (int j = 0; j < BLK; j++) ibad += buf[j] != pat(at(i), j);
+  }
+  CHECK(ok);
+  CHECKF(ibad == 0, "%d wrong bytes or counts read back by read_at", ibad);
+  CHECKF(ndtq == 0, "%ld datatype queries (MPI_Type_get_envelope / _get_attr) in %d write_at "
+         "and %d read_at calls of MPI_BYTE: expected none", ndtq, NCALL, NCALL);
+  MPI_Barrier(MPI_COMM_WORLD);
+
   /* write_at_all: at most two collectives per call */
   ncoll = 0;
+  ndtq = 0;
   for (int i = 0; i < NCALL; i++) {
     for (int j = 0; j < BLK; j++) buf[j] = pat(at(i), j);
     counting = 1;
@@ -119,6 +177,8 @@ static void run(const char *path)
   CHECKF(bad == 0, "%d wrong bytes or counts read back", bad);
   CHECKF(ncoll <= 2 * NCALL, "%ld MPI collectives in %d read_at_all calls of %d bytes "
          "(ROMIO: 2 per call)", ncoll, NCALL, BLK);
+  CHECKF(ndtq == 0, "%ld datatype queries in %d write_at_all and read_at_all calls of "
+         "MPI_BYTE: expected none", ndtq, 2 * NCALL);
 
   /* A collective read that reaches past the end: the count is the bytes
    * that exist (the last rank's block ends half a block past the end). */
@@ -147,6 +207,27 @@ static void run(const char *path)
   bad = 0;
   for (int j = 0; j < BLK; j++) bad += buf[j] != pat(at(1), j);
   CHECK_EQ_I64(bad, 0);
+
+  /* A contiguous filetype at a displacement (one extent per access, found
+   * without walking the type): the bytes written through the default view
+   * at disp + position x etype size. */
+  MPI_Datatype ct;
+  MPI_Type_contiguous(4, MPI_INT, &ct);
+  MPI_Type_commit(&ct);
+  CHECK(MPI_File_set_view(fh, BLK / 2, MPI_INT, ct, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+  bad = 0;
+  for (int i = 1; i < NCALL; i++) {
+    memset(buf, 0, sizeof buf);
+    MPI_Offset pos = (at(i) - BLK / 2) / (MPI_Offset)sizeof(int);
+    rc = i % 2 ? MPI_File_read_at_all(fh, pos, buf, BLK, MPI_BYTE, &st)
+               : MPI_File_read_at(fh, pos, buf, BLK, MPI_BYTE, &st);
+    MPI_Get_count(&st, MPI_BYTE, &cnt);
+    bad += rc != MPI_SUCCESS || cnt != BLK;
+    for (int j = 0; j < BLK; j++) bad += buf[j] != pat(at(i), j);
+  }
+  CHECKF(bad == 0, "%d wrong bytes or counts through a contiguous view at a displacement", bad);
+  CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+  MPI_Type_free(&ct);
 
   /* The reads above left the handle knowing the size (no size read per
    * call below it); set_size shrinks the file and the counts follow: the

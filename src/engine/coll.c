@@ -76,7 +76,7 @@ static int summarize(const int64_t *all, int nprocs, ostio__span *sp, ostio__cal
   }
   if (c->lo > c->hi) c->lo = c->hi = 0;
   c->interleaved = 0;
-  qsort(sp, (size_t)ns, sizeof *sp, span_cmp);
+  if (ns > 1) qsort(sp, (size_t)ns, sizeof *sp, span_cmp);
   int64_t reach = ns ? sp[0].hi : 0;
   for (int i = 1; i < ns && !c->interleaved; i++) {
     if (sp[i].lo < reach) c->interleaved = 1;

@@ -50,8 +50,12 @@ const ostio__strategy *ostio__strategy_at(int i)
 
 const ostio__strategy *ostio__strategy_find(const char *name)
 {
+  /* By name first (strcmp stops at the first differing byte); the full
+   * check only on the match: this runs once or twice per collective call. */
   for (int i = 0; name && i < NREG; i++)
-    if (usable(registry[i]) && strcmp(registry[i]->name, name) == 0) return registry[i];
+    if (registry[i]->name && (registry[i]->name == name || strcmp(registry[i]->name, name) == 0) &&
+        usable(registry[i]))
+      return registry[i];
   return NULL;
 }
 

@@ -438,7 +438,7 @@ static int merge(ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
     }
     if (r[i].len > 0) m[k++] = r[i];
   }
-  qsort(m, k, sizeof *m, by_offset);
+  if (k > 1) qsort(m, k, sizeof *m, by_offset);
   size_t j = 0;
   for (size_t i = 0; i < k; i++) {
     if (j > 0) {

@@ -16,11 +16,19 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int keyval = MPI_KEYVAL_INVALID;
 static int64_t drops;
-static struct {
+typedef struct {
   MPI_Datatype type;
   ostio__dtype_map *map;
-} named[NAMED_MAX];
+} named_entry;
+static named_entry named[NAMED_MAX];
 static int nnamed;
+/* The entry of named[] the last lookup found, read without the lock: an
+ * entry is written once, before it is published here, and never changes
+ * (the table keeps its reference for the process's life). A named handle is
+ * never freed, and no derived type can share its handle value, so a hit
+ * needs no MPI call: a small access of MPI_BYTE costs no envelope query and
+ * no mutex. */
+static named_entry *last_named;
 
 int64_t ostio__dtype_cache_drops(void)
 {
@@ -63,6 +71,7 @@ static int flatten_named(MPI_Datatype type, ostio__dtype_map **out)
     if (named[i].type == type) {
       *out = named[i].map;
       ostio__dtype_map_retain(*out);
+      __atomic_store_n(&last_named, &named[i], __ATOMIC_RELEASE);
       pthread_mutex_unlock(&lock);
       return OSTIO_OK;
     }
@@ -79,7 +88,8 @@ static int flatten_named(MPI_Datatype type, ostio__dtype_map **out)
   if (!found && nnamed < NAMED_MAX) {
     ostio__dtype_map_retain(*out);
     named[nnamed].type = type;
-    named[nnamed++].map = *out;
+    named[nnamed].map = *out;
+    __atomic_store_n(&last_named, &named[nnamed++], __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&lock);
   return OSTIO_OK;
@@ -92,6 +102,12 @@ int ostio__dtype_flatten(MPI_Datatype type, ostio__dtype_map **out)
   *out = NULL;
   if (type == MPI_DATATYPE_NULL)
     return ostio__fail(OSTIO_EINVAL, "datatype: MPI_DATATYPE_NULL");
+  named_entry *hit = __atomic_load_n(&last_named, __ATOMIC_ACQUIRE);
+  if (hit && hit->type == type) {
+    *out = hit->map;
+    ostio__dtype_map_retain(*out);
+    return OSTIO_OK;
+  }
   int kind = ostio__dtype_large_kind(type); /* large-count types too (MPI-4) */
   if (kind < 0)
     return ostio__fail(OSTIO_EMPI, "MPI_Type_get_envelope failed");

@@ -1,7 +1,7 @@
 /* The handle table (mfile.h): which MPI_File values are ostio's. A wrapper
  * asks on every call, so the common case -- no ostio file open -- is one
- * atomic load; otherwise a short scan under a mutex (a process has few files
- * open). Kept in open order (mpiio_finalize.c closes leftovers in it). Also the functions behind MPI_File_create_errhandler's handles. */
+ * atomic load; then the file found last, another; otherwise a short scan
+ * under a mutex (a process has few files open). Kept in open order (mpiio_finalize.c closes leftovers in it). Also the functions behind MPI_File_create_errhandler's handles. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +13,21 @@ static ostio__mfile **files;
 static int nfiles, capfiles;
 int ostio__mpiio_open_count; /* read without the lock: atomic */
 
+/* The file the last scan found, read without the lock (a program's calls
+ * mostly go to one file). Cleared under the lock before its file is freed,
+ * so a handle that reuses the freed address cannot match it. */
+static ostio__mfile *last;
+
 ostio__mfile *ostio__mpiio_find(MPI_File fh)
 {
-  ostio__mfile *found = NULL;
+  ostio__mfile *found = __atomic_load_n(&last, __ATOMIC_ACQUIRE);
+  if (found && (void *)found == (void *)fh) return found;
+  found = NULL;
   pthread_mutex_lock(&lock);
   for (int i = 0; i < nfiles; i++)
     if ((void *)files[i] == (void *)fh) {
       found = files[i];
+      __atomic_store_n(&last, found, __ATOMIC_RELEASE);
       break;
     }
   pthread_mutex_unlock(&lock);
@@ -48,6 +56,7 @@ void ostio__mpiio_unregister(ostio__mfile *mf)
 {
   ostio__mpiio_fint_release(mf);
   pthread_mutex_lock(&lock);
+  if (last == mf) __atomic_store_n(&last, NULL, __ATOMIC_RELEASE);
   for (int i = 0; i < nfiles; i++)
     if (files[i] == mf) {
       /* Keep open order: MPI_Finalize closes leftovers oldest first. */

@@ -113,9 +113,27 @@ int ostio__view_iter_init(ostio__dtype_iter *it, const ostio__view *v, int64_t p
   return ostio__dtype_iter_init(it, v->ftype, v->disp, -1, start, nbytes);
 }
 
+/* A filetype of one block as long as its extent (MPI_BYTE, a contiguous
+ * type): byte p of the stream lies at disp + off + p, one extent for any
+ * range. 1 and the extent set, or 0 when the walk must decide (another
+ * filetype, an empty or bad range, an overflow: the walk names the error). */
+static int contiguous(const ostio__view *v, int64_t pos_etypes, int64_t nbytes, int64_t *off)
+{
+  const ostio__dtype_map *m = v->ftype;
+  int64_t start, end;
+  if (m->nblocks != 1 || !m->seam || pos_etypes < 0 || nbytes <= 0) return 0;
+  if (__builtin_mul_overflow(pos_etypes, v->etype_size, &start) ||
+      __builtin_add_overflow(start, v->disp + m->blocks[0].off, off) || /* checked: no overflow */
+      __builtin_add_overflow(*off, nbytes, &end))
+    return 0;
+  return 1;
+}
+
 int ostio__view_extents(const ostio__view *v, int64_t pos_etypes, int64_t nbytes,
                         ostio__view_emit_fn emit, void *arg)
 {
+  int64_t at;
+  if (contiguous(v, pos_etypes, nbytes, &at)) return emit(arg, at, nbytes);
   ostio__dtype_iter it;
   int rc = ostio__view_iter_init(&it, v, pos_etypes, nbytes);
   if (rc)

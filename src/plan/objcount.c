@@ -52,7 +52,13 @@ int ostio__count_objects(const ostio_layout *l, const ostio__range *r, size_t n,
   int64_t base[OSTIO_MAX_COMPONENTS + 1];
   base[0] = 0;
   for (int c = 0; c < l->ncomp; c++) base[c + 1] = base[c] + l->comp[c].stripe_count;
-  seen_set ob = {.nbits = base[l->ncomp]}, tb = {.nbits = OST_BITS};
+  /* v[] is not zeroed: only its first n are read (a call touching one
+   * object should not clear 512 bytes). */
+  seen_set ob, tb;
+  ob.n = ob.oom = tb.n = tb.oom = 0;
+  ob.bits = tb.bits = NULL;
+  ob.nbits = base[l->ncomp];
+  tb.nbits = OST_BITS;
   *objects = *osts = 0;
   /* Ranges that touch are walked as one: the same objects, one walk (an
    * aggregator's pieces of a view of one-byte blocks are one run in the

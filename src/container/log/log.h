@@ -94,9 +94,17 @@ int ostio__logent_cmp(const void *a, const void *b);
 typedef struct ostio__logmap {
   ostio__logent *e;        /* e[0..nsorted) in key order and indexed; then a tail */
   size_t n, cap, nsorted;
-  size_t *span;            /* WRITE entries of e[0..nsorted) by lstart        */
-  int64_t *maxend;         /* prefix maximum of their logical ends            */
+  size_t *span;            /* WRITE entries of e[0..nsorted): by class, lstart */
   size_t nspan;
+  /* Length classes: span[cls_at[k] .. cls_at[k + 1]) are the WRITEs whose
+   * logical span lies in one power-of-two range, the longest cls_max[k]
+   * bytes. A range meets only those starting less than cls_max[k] before
+   * it: a binary search per class, then the records near the range (one
+   * long record no longer makes every lookup scan all records before it). */
+  size_t ncls, cls_at[65];
+  int64_t cls_max[64];
+  int cls_cls[64];         /* the class (floor of log2 of the span) of each   */
+  size_t tail_work;        /* tail entries resolves scanned since the last build */
   size_t *trunc;           /* TRUNC entries of e[0..nsorted), key order       */
   size_t ntrunc;
   int tail_ordered;        /* the tail continues the key order               */
@@ -128,6 +136,7 @@ typedef struct ostio__logres {
   size_t *heap; size_t capheap;
   size_t *cand; size_t ncand, capcand;
   ostio__logseg *seg; size_t nseg, capseg;
+  size_t visited; /* records the last resolve examined (tests check the lookup's work) */
 } ostio__logres;
 void ostio__logres_free(ostio__logres *r);
 

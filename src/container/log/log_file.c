@@ -77,6 +77,10 @@ static int gather(ostio_file *fh, const ostio__logent *mine, size_t n, int add_o
   }
   if (rc == 0 && total > INT32_MAX) rc = ostio__fail(OSTIO_ERANGE, "%lld index records in all",
                                                      (long long)total);
+  /* Nobody has a new record (every rank sees the same counts): nothing to
+   * exchange or agree on -- a collective read's refresh then costs one
+   * Allgather, not four collectives. */
+  if (total == 0 && !add_own) return rc;
   if (rc == 0 && !(all = malloc((size_t)(total + 1) * sizeof *all)))
     rc = ostio__fail(OSTIO_ENOMEM, "no memory for %lld index records", (long long)total);
   if ((rc = ostio__agree(fh->comm, rc)) == 0) {

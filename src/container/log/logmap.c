@@ -36,7 +36,6 @@ void ostio__logmap_free(ostio__logmap *m)
 {
   free(m->e);
   free(m->span);
-  free(m->maxend);
   free(m->trunc);
   ostio__logmap_init(m);
 }
@@ -68,6 +67,13 @@ static void apply_size(int64_t *size, const ostio__logrec *r)
   else if (ostio__logrec_end(r) > *size) *size = ostio__logrec_end(r);
 }
 
+/* The length class of a WRITE: floor(log2) of its logical span. */
+static int span_class(const ostio__logrec *r)
+{
+  int64_t s = ostio__logrec_end(r) - r->lstart;
+  return s > 0 ? 63 - __builtin_clzll((unsigned long long)s) : 0;
+}
+
 static _Thread_local const ostio__logent *span_ent;
 static int span_cmp(const void *a, const void *b)
 {
@@ -79,28 +85,45 @@ int ostio__logmap_build(ostio__logmap *m)
 {
   if (m->n > 1) qsort(m->e, m->n, sizeof *m->e, ostio__logent_cmp);
   free(m->span);
-  free(m->maxend);
   free(m->trunc);
   m->span = malloc((m->n + 1) * sizeof *m->span);
-  m->maxend = malloc((m->n + 1) * sizeof *m->maxend);
   m->trunc = malloc((m->n + 1) * sizeof *m->trunc);
-  if (!m->span || !m->maxend || !m->trunc)
+  if (!m->span || !m->trunc)
     return ostio__fail(OSTIO_ENOMEM, "out of memory indexing %zu records", m->n);
-  m->nspan = m->ntrunc = 0;
+  m->nspan = m->ntrunc = m->ncls = m->tail_work = 0;
   m->size = 0;
+  size_t per[64] = {0};
   for (size_t i = 0; i < m->n; i++) {
     apply_size(&m->size, &m->e[i].r);
     if (m->e[i].r.type == OSTIO__LOGREC_TRUNC) m->trunc[m->ntrunc++] = i;
-    else m->span[m->nspan++] = i;
+    else per[span_class(&m->e[i].r)]++, m->nspan++;
+  }
+  /* The WRITEs bucketed by class (in key order), each bucket by lstart. */
+  size_t at[64];
+  for (int c = 0; c < 64; c++) {
+    if (!per[c]) continue;
+    at[c] = m->ncls ? m->cls_at[m->ncls - 1] + per[m->cls_cls[m->ncls - 1]] : 0;
+    m->cls_cls[m->ncls] = c;
+    m->cls_at[m->ncls] = at[c];
+    m->cls_max[m->ncls++] = 0;
+  }
+  for (size_t i = 0; i < m->n; i++) {
+    const ostio__logrec *r = &m->e[i].r;
+    if (r->type == OSTIO__LOGREC_TRUNC) continue;
+    int c = span_class(r);
+    m->span[at[c]++] = i;
   }
   span_ent = m->e; /* qsort has no context argument in C11 */
-  if (m->nspan > 1) qsort(m->span, m->nspan, sizeof *m->span, span_cmp);
-  int64_t mx = 0;
-  for (size_t j = 0; j < m->nspan; j++) {
-    int64_t end = ostio__logrec_end(&m->e[m->span[j]].r);
-    if (end > mx) mx = end;
-    m->maxend[j] = mx;
+  for (size_t k = 0; k < m->ncls; k++) {
+    size_t a = m->cls_at[k], b = k + 1 < m->ncls ? m->cls_at[k + 1] : m->nspan;
+    if (b - a > 1) qsort(m->span + a, b - a, sizeof *m->span, span_cmp);
+    for (size_t j = a; j < b; j++) {
+      const ostio__logrec *r = &m->e[m->span[j]].r;
+      int64_t len = ostio__logrec_end(r) - r->lstart;
+      if (len > m->cls_max[k]) m->cls_max[k] = len;
+    }
   }
+  m->cls_at[m->ncls] = m->nspan;
   m->nsorted = m->n;
   m->tail_ordered = 1;
   return 0;
@@ -160,6 +183,7 @@ static int pieces_of(ostio__logres *r, const ostio__logent *x, size_t rank, int6
                      int64_t hi)
 {
   const ostio__logrec *w = &x->r;
+  r->visited++;
   if (w->type == OSTIO__LOGREC_TRUNC) {
     int64_t a = w->lstart > lo ? w->lstart : lo;
     return a < hi ? add_piece(r, a, hi, 0, rank, -1, NULL) : 0;
@@ -372,22 +396,32 @@ static int sweep(ostio__logres *r, int64_t lo, int64_t hi)
 int ostio__logmap_resolve(ostio__logmap *m, const ostio__logent *extra, size_t nextra,
                           int64_t off, int64_t len, ostio__logres *r)
 {
-  r->npiece = r->nseg = 0;
+  r->npiece = r->nseg = r->visited = 0;
   if (len <= 0) return 0;
   if (off < 0 || len > INT64_MAX - off)
     return ostio__fail(OSTIO_EINVAL, "range offset %lld length %lld", (long long)off,
                        (long long)len);
   int64_t hi = off + len;
   int rc = 0;
-  /* Indexed WRITEs: those starting before hi whose span may reach off. */
-  size_t a = 0, b = m->nspan;
-  while (a < b) {
-    size_t mid = (a + b) / 2;
-    if (m->e[m->span[mid]].r.lstart < hi) a = mid + 1;
-    else b = mid;
+  /* A tail that lookups keep scanning is indexed once its scans cost what
+   * a build does (a read phase after writes would scan it on every call). */
+  if (m->nsorted < m->n) {
+    m->tail_work += m->n - m->nsorted;
+    if (m->tail_work > m->n + TAIL_MAX && (rc = ostio__logmap_build(m)) < 0) return rc;
   }
-  for (size_t j = a; j-- > 0 && m->maxend[j] > off && rc == 0;)
-    rc = pieces_of(r, &m->e[m->span[j]], m->span[j], off, hi);
+  /* Indexed WRITEs, per length class: those starting in (off - the
+   * class's longest span, hi), the only ones that can reach the range. */
+  for (size_t k = 0; k < m->ncls && rc == 0; k++) {
+    int64_t from = off - m->cls_max[k]; /* off >= 0, cls_max >= 0: no overflow */
+    size_t a = m->cls_at[k], b = m->cls_at[k + 1];
+    while (a < b) {
+      size_t mid = a + (b - a) / 2;
+      if (m->e[m->span[mid]].r.lstart <= from) a = mid + 1;
+      else b = mid;
+    }
+    for (size_t j = a; j < m->cls_at[k + 1] && m->e[m->span[j]].r.lstart < hi && rc == 0; j++)
+      rc = pieces_of(r, &m->e[m->span[j]], m->span[j], off, hi);
+  }
   for (size_t t = 0; t < m->ntrunc && rc == 0; t++)
     rc = pieces_of(r, &m->e[m->trunc[t]], m->trunc[t], off, hi);
   for (size_t k = m->nsorted; k < m->n && rc == 0; k++) rc = pieces_of(r, &m->e[k], k, off, hi);
