@@ -8,6 +8,7 @@
  *     hints otherwise): no rank but the aggregator ever opens the file; the
  *     bytes are checked and equal ROMIO's file written with the same hints;
  *   - sync, get_size and set_size do not open it either;
+ *   - a striped container: its objects likewise (rank 0 opens them);
  *   - an independent call on a non-aggregator opens it then, and works;
  *     ostio_deferred_open=disable opens it on every rank at ostio_open;
  *   - a deferred open that fails (the file removed, or replaced by another
@@ -217,6 +218,48 @@ static void test_independent(void)
   MPI_Info_free(&info);
 }
 
+/* A striped container of 2 objects, stripe 64 KiB: the same collective write
+ * and read; no rank but 0 opens obj.0000 until its own write_at. */
+static void test_striped(void)
+{
+  begin("striped container, cb_nodes=1");
+  char path[600];
+  snprintf(path, sizeof path, "%s/striped.ctr", dir);
+  size_t n = (size_t)PER_RANK * BLK;
+  unsigned char *buf = malloc(n), *back = malloc(n);
+  ostio_extent e[PER_RANK];
+  extents_of(e);
+  fill(buf);
+  MPI_Info info = info_of("cb_nodes=1 ostio_container=striped ostio_objects=2 striping_unit=65536");
+  oc_watch("obj.0000");
+  ostio_file *fh = NULL;
+  int rc = ostio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
+  CHECKF(rc == 0, "open: %s", ostio_last_error());
+  char obj[700];
+  snprintf(obj, sizeof obj, "%s/obj.0000", path);
+  none_but_root(obj, "ostio_open");
+  if (rc == 0) {
+    CHECKF(ostio_write_all(fh, e, PER_RANK, buf) == 0, "write_all: %s", ostio_last_error());
+    memset(back, 0, n);
+    CHECKF(ostio_read_all(fh, e, PER_RANK, back) == 0, "read_all: %s", ostio_last_error());
+    CHECK(memcmp(back, buf, n) == 0);
+    CHECK(ostio_sync(fh) == 0);
+    int64_t size = -1;
+    CHECKF(ostio_get_size(fh, &size) == 0, "get_size: %s", ostio_last_error());
+    CHECK_EQ_I64(size, (int64_t)n * nprocs);
+    none_but_root(obj, "the collective calls, sync and get_size");
+    /* An independent read on every rank: the late open, then the bytes. */
+    memset(back, 0, BLK);
+    CHECK(ostio_read_at(fh, e[1].offset, back, BLK) == 0 && !memcmp(back, buf + BLK, BLK));
+    CHECKF(oc_held(obj) == 1, "rank %d holds obj.0000 %d times after read_at", rank, oc_held(obj));
+    CHECKF(ostio_close(&fh) == 0, "close: %s", ostio_last_error());
+  }
+  oc_watch(NULL);
+  MPI_Info_free(&info);
+  free(buf);
+  free(back);
+}
+
 /* The file is removed (or replaced) after ostio_open; rank 0 still holds
  * the one it opened. */
 static void test_failed_open(int replace)
@@ -287,6 +330,7 @@ int main(int argc, char **argv)
   }
   test_collective();
   test_independent();
+  test_striped();
   test_failed_open(0);
   test_failed_open(1);
   alarm(0);
