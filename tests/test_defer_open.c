@@ -4,9 +4,11 @@
  * ostio_open only on the first aggregator; every other rank opens it at its
  * own first I/O. Counted here with an open() wrapper in this program
  * (opencount.c) and /proc/self/fd:
- *   - a strided 4 KiB collective write and read with cb_nodes=1 (default
- *     hints otherwise): no rank but the aggregator ever opens the file; the
- *     bytes are checked and equal ROMIO's file written with the same hints;
+ *   - a strided 4 KiB collective write and read with cb_nodes=1 and an
+ *     exchanging strategy (even: `auto` may do each rank's own I/O on one
+ *     node, and then every rank opens, rightly): no rank but the aggregator
+ *     ever opens the file; the bytes are checked and equal ROMIO's file
+ *     written with the same hints;
  *   - sync, get_size and set_size do not open it either;
  *   - a striped container: its objects likewise (rank 0 opens them);
  *   - an independent call on a non-aggregator opens it then, and works;
@@ -100,7 +102,7 @@ static void test_collective(void)
   ostio_extent e[PER_RANK];
   extents_of(e);
   fill(buf);
-  MPI_Info info = info_of("cb_nodes=1");
+  MPI_Info info = info_of("cb_nodes=1 ostio_strategy=even");
   oc_watch(path);
   ostio_file *fh = NULL;
   int rc = ostio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
@@ -230,7 +232,7 @@ static void test_striped(void)
   ostio_extent e[PER_RANK];
   extents_of(e);
   fill(buf);
-  MPI_Info info = info_of("cb_nodes=1 ostio_container=striped ostio_objects=2 striping_unit=65536");
+  MPI_Info info = info_of("cb_nodes=1 ostio_strategy=even ostio_container=striped ostio_objects=2 striping_unit=65536");
   oc_watch("obj.0000");
   ostio_file *fh = NULL;
   int rc = ostio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);

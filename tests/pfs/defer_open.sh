@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # defer_open.sh PFS_DEFER_WRITE: issue 30's deferred open on CephFS. Two ranks on two
 # clients write 8 MiB in interleaved 4 KiB blocks with one ostio_write_all, cb_nodes=1
-# (one aggregator), then sync; every rank reads every byte back on its own client
+# (one aggregator) and ostio_strategy=even (an exchanging strategy, whatever `auto`
+# would choose), then sync; every rank reads every byte back on its own client
 # (pfs_defer_write checks them). OSD write operations (op_w, the OSDs' perf counters)
 # around each run:
 #  - default hints: only the aggregator opens the file, its client caches, and the
@@ -29,8 +30,8 @@ run() {
   b=$(osd_op_w)
   echo $((b - a))
 }
-deferred=$(run deferred "") || fail "the deferred run"
-opened=$(run opened "ostio_deferred_open=disable") || fail "the run with every rank opening"
+deferred=$(run deferred "ostio_strategy=even") || fail "the deferred run"
+opened=$(run opened "ostio_strategy=even ostio_deferred_open=disable") || fail "the run with every rank opening"
 echo "OSD op_w for 8 MiB in 4 KiB blocks from 2 clients, one aggregator: deferred open $deferred, every rank opening $opened"
 [ "$deferred" -ge 1 ] || fail "no OSD write counted for the deferred run ($deferred)"
 [ "$deferred" -le 32 ] || fail "deferred open: $deferred object writes for 8 MiB (want <= 32: the aggregator's client caches)"
