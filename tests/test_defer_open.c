@@ -132,9 +132,9 @@ static void test_collective(void)
   oc_watch(NULL);
   /* ROMIO with the same hints (this program calls MPICH's own MPI-IO). */
   MPI_File mf;
-  MPI_Offset offs[PER_RANK];
+  MPI_Aint offs[PER_RANK];
   int ok = MPI_File_open(MPI_COMM_WORLD, romio, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &mf) == MPI_SUCCESS;
-  for (int i = 0; ok && i < PER_RANK; i++) offs[i] = e[i].offset;
+  for (int i = 0; ok && i < PER_RANK; i++) offs[i] = (MPI_Aint)e[i].offset;
   MPI_Datatype ft = MPI_DATATYPE_NULL;
   int lens[PER_RANK];
   for (int i = 0; i < PER_RANK; i++) lens[i] = BLK;
