@@ -28,7 +28,7 @@
 #define LSAN_RESUME() ((void)0)
 #endif
 
-#define NKEYS 33
+#define NKEYS 34
 
 static inline int has(const char *s) { return strstr(ostio_last_error(), s) != NULL; }
 

@@ -89,6 +89,7 @@ static const struct { const char *key, *dflt; } defaults[NKEYS] = {
   {"ostio_cache", "disable"}, {"ostio_cache_page", "0"}, {"ostio_cache_size", "67108864"},
   {"ostio_cache_bypass", "0"}, {"ostio_atomic", "false"}, {"ostio_stage_dir", "none"},
   {"ostio_stage_bandwidth", "0"}, {"ostio_stage_sync", "close"},
+  {"ostio_deferred_open", "automatic"},
 };
 
 static void test_defaults(void)

@@ -202,6 +202,14 @@ int ostio__ctr_open(const char *path, int writable, ostio__ctr **out);
  * no size-record check and no marking. */
 int ostio__ctr_open_text(const char *path, const char *text, size_t len, int writable,
                          ostio__ctr **out);
+/* The same with every object left closed (c->fd all -1, the array in place)
+ * until ostio__ctr_open_objects: a rank whose open is deferred
+ * (docs/collective.md, "Deferred open"). size and sync work meanwhile (by
+ * name; nothing to sync). */
+int ostio__ctr_open_deferred(const char *path, const char *text, size_t len, int writable,
+                             ostio__ctr **out);
+/* Opens every object of c not open yet, with the checks of ostio__ctr_open. */
+int ostio__ctr_open_objects(ostio__ctr *c);
 /* Reads the manifest text of path (validated size cap); *text malloc'ed. */
 int ostio__ctr_read_manifest(const char *path, int dirfd, char **text, size_t *len);
 /* Opens the container directory path (*dirfd, -1 when that failed; the

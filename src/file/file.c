@@ -151,6 +151,22 @@ static int engine_open(ostio_file *fh)
 
 static int cache_start(ostio_file *fh);
 
+/* The io layer's late_open (io.h): the kind opens the file on this rank at
+ * its first I/O; then the io layer uses the descriptor (and O_DIRECT when
+ * hinted, as an open that was not deferred would have). */
+static int open_late(void *arg)
+{
+  ostio_file *fh = arg;
+  int rc = fh->kind->late_open(fh);
+  if (rc < 0) return rc;
+  fh->deferred = 0;
+  fh->io.fd = fh->fd;
+  if (fh->hints.direct_read || fh->hints.direct_write)
+    rc = ostio__io_enable_direct(&fh->io, fh->path, fh->hints.direct_read,
+                                 fh->hints.direct_write);
+  return rc;
+}
+
 /* The cache's way to the file: the kind's independent calls. */
 static int backing_write(void *ctx, int64_t off, const void *buf, size_t len)
 {
@@ -184,7 +200,8 @@ static int cache_start(ostio_file *fh)
 {
   /* A write-only plain file is opened read-write for the cache when the
    * permissions allow (plain_file.c); objects are always read-write. */
-  int fill = fh->can_read || fh->fd < 0 || (fcntl(fh->fd, F_GETFL) & O_ACCMODE) == O_RDWR;
+  int fill = fh->can_read || (fh->deferred ? fh->home_rdwr
+                               : fh->fd < 0 || (fcntl(fh->fd, F_GETFL) & O_ACCMODE) == O_RDWR);
   ostio__cache_file f = {
     .comm = fh->comm, .rank = fh->rank, .nprocs = fh->nprocs, .hints = &fh->hints,
     .layout = fh->layout, .eligible = fh->eligible, .neligible = fh->neligible,
@@ -216,6 +233,7 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
   int rc = fh ? 0 : ostio__fail(OSTIO_ENOMEM, "ostio_open: out of memory");
   if (fh) {
     fh->fd = -1;
+    fh->file_id = -1;
     fh->comm = MPI_COMM_NULL;
     fh->last_strategy = "none";
     fh->amode = amode;
@@ -242,15 +260,23 @@ int ostio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, ostio_
   if (fh->rank == 0) rc = prepare_on_root(fh);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
   if ((rc = share_kind(fh)) < 0) goto fail;
-  if ((rc = fh->kind->open(fh, info)) < 0) goto fail;
+  /* Before the kind's open: a kind that defers opens on the first aggregator. */
   if ((rc = find_aggregators(fh)) < 0) goto fail;
+  if ((rc = fh->kind->open(fh, info)) < 0) goto fail;
   rc = ostio__io_init(&fh->io, fh->fd, fh->rank, fh->layout, &fh->stats);
   if (rc == 0) rc = ostio__fault_check_ranks(&fh->io.fault, fh->nprocs);
   if (rc == 0 && fh->objtab.n > 0) rc = ostio__io_set_objects(&fh->io, &fh->objtab);
-  /* O_DIRECT hints: the io layer opens the direct descriptor (src/io/direct.c). */
-  if (rc == 0 && (fh->hints.direct_read || fh->hints.direct_write))
+  if (rc == 0 && fh->deferred && !fh->kind->late_open)
+    rc = ostio__fail(OSTIO_ENOTSUP, "%s: kind %s deferred its open but has no late_open",
+                     fh->path, fh->kind->name);
+  if (rc == 0 && fh->deferred) {
+    fh->io.late_open = open_late;
+    fh->io.late_arg = fh;
+  } else if (rc == 0 && (fh->hints.direct_read || fh->hints.direct_write)) {
+    /* O_DIRECT hints: the io layer opens the direct descriptor (src/io/direct.c). */
     rc = ostio__io_enable_direct(&fh->io, fh->path, fh->hints.direct_read,
                                  fh->hints.direct_write);
+  }
   if (rc == 0) rc = engine_open(fh);
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto fail;
   if ((rc = cache_open(fh)) < 0) goto fail;

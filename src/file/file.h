@@ -17,7 +17,17 @@ struct ostio_file {
   char *path;
   int amode;                /* MPI_MODE_* as given                        */
   int can_read, can_write;
-  int fd;
+  int fd;                   /* -1 while this rank's open is deferred      */
+  /* Deferred open (docs/collective.md, "Deferred open"): set by a kind's
+   * open when this rank opened nothing yet (its late_open runs at the first
+   * I/O, through fh->io). home: the rank that opened at ostio_open and
+   * serves set_size (the first aggregator; 0 without deferral). file_id:
+   * the inode home opened, so a late open of another file under the same
+   * name is refused. home_rdwr: home's descriptor reads and writes. */
+  int deferred;
+  int home;
+  int64_t file_id;
+  int home_rdwr;
   ostio__hints hints;
   ostio_layout *layout;
   ostio__stats stats;

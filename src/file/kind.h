@@ -50,6 +50,11 @@ typedef struct ostio__kind_ops {
   /* Collective, after rank 0 made or checked the file: opens it on every
    * rank; sets fh->layout, and fh->fd or fh->objtab for the io layer. */
   int (*open)(ostio_file *fh, MPI_Info info);
+  /* Local, for a kind whose open may defer (fh->deferred set on this rank,
+   * docs/collective.md "Deferred open"): opens the file on this rank at its
+   * first I/O and sets fh->fd; < 0 with a detail naming the deferred open
+   * when it fails (the file layer's caller returns or agrees that error). */
+  int (*late_open)(ostio_file *fh);
   /* Collective: closes what open opened (fh->io is finished already). */
   int (*close)(ostio_file *fh);
   /* Local: frees whatever open or close left (after a failed open too);

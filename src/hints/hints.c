@@ -97,7 +97,8 @@ static int check_stage_dir(const char *key, const char *value);
   BOOL_(ostio_atomic,                0)                                          \
   STR_(ostio_stage_dir,              "none", check_stage_dir)                    \
   SIZE_(ostio_stage_bandwidth,       0, 1, INT64_MAX)                            \
-  ENUM_(ostio_stage_sync,            OSTIO__STAGE_SYNC_CLOSE, stage_sync_words)
+  ENUM_(ostio_stage_sync,            OSTIO__STAGE_SYNC_CLOSE, stage_sync_words) \
+  TRI_(ostio_deferred_open,          OSTIO__TRI_AUTO)
 
 #define OFF_(f) .key = #f, .off = offsetof(ostio__hints, f)
 #define D_SIZE_(f, d, lo, hi) {OFF_(f), .type = H_SIZE, .dflt = (d), .min = (lo), .max = (hi)},
@@ -551,7 +552,8 @@ static const struct {
 } no_effect[] = {
     {"ind_wr_buffer_size", "independent writes are never sieved; each write_at is one pwrite (or goes "
                            "through ostio_cache)"},
-    {"romio_no_indep_rw", "independent calls are always allowed; opens are not deferred"},
+    {"romio_no_indep_rw", "independent calls are always allowed; opens are deferred by "
+                          "ostio_deferred_open (default automatic) whatever this says"},
     {"romio_lustre_ds_in_coll", "the collective path never sieves reads inside a round"},
 };
 

@@ -68,6 +68,8 @@ typedef struct ostio__hints {
                                       (ostio__hints_stage_dir)                 */
   int64_t ostio_stage_bandwidth;   /* bytes/s of a node's background drain; 0 any */
   int     ostio_stage_sync;        /* ostio__stage_sync: when a drain is awaited */
+  int     ostio_deferred_open;     /* ostio__tri, default automatic: open a plain
+                                      file only where I/O happens (issue 30) */
   uint64_t given;                  /* bit i: hint i was set explicitly        */
   int     nunknown;                /* entries used in unknown[]               */
   int     unknown_more;            /* unknown keys that did not fit           */

@@ -357,6 +357,11 @@ const ostio__io_backend ostio__io_backend_objects = {
  * that adds to time_io. */
 static int run(ostio__io *io, int is_write, const ostio__io_req *m, size_t k)
 {
+  if (io->late_open) {
+    int rc = io->late_open(io->late_arg);
+    if (rc < 0) return rc;
+    io->late_open = NULL;
+  }
   const ostio__io_backend *b = io->be ? io->be : &ostio__io_backend_fd;
   double t0 = io->stats ? ostio__now() : 0;
   ostio__io_preq one, *q = &one;

@@ -49,6 +49,12 @@ typedef struct ostio__io {
    * every call); freed by ostio__io_fini. */
   ostio__scratch merged;      /* a batch's sorted, merged copy             */
   ostio__scratch preq;        /* its system requests (the backend's route) */
+  /* Deferred open (docs/collective.md, "Deferred open"): when set, called
+   * before the first request that moves bytes; it opens the file and sets
+   * fd (and may enable O_DIRECT). Cleared once it succeeds; on failure the
+   * request fails with its error and the next request calls it again. */
+  int (*late_open)(void *arg);
+  void *late_arg;
 } ostio__io;
 
 /* Sets up io for fd; reads OSTIO_FAULT and OSTIO_IO_URING from the

@@ -14,6 +14,9 @@ set(_pfs_env "OSTIO_PFS_DIR=${OSTIO_PFS_TEST_DIR}" "OSTIO_PFS_SH=${PROJECT_SOURC
 add_executable(pfs_crash_check ${OSTIO_PFS_TESTS_DIR}/pfs_crash_check.c)
 target_compile_options(pfs_crash_check PRIVATE ${OSTIO_WARNINGS})
 target_link_libraries(pfs_crash_check PRIVATE ostio_testutil)
+add_executable(pfs_defer_write ${OSTIO_PFS_TESTS_DIR}/pfs_defer_write.c)
+target_compile_options(pfs_defer_write PRIVATE ${OSTIO_WARNINGS})
+target_link_libraries(pfs_defer_write PRIVATE ostio_testutil)
 
 add_test(NAME pfs_setup COMMAND bash ${OSTIO_PFS_TESTS_DIR}/setup.sh)
 add_test(NAME pfs_cleanup COMMAND bash ${OSTIO_PFS_TESTS_DIR}/cleanup.sh)
@@ -30,6 +33,8 @@ endfunction()
 
 ostio_pfs_test(pfs_two_clients two_clients.sh)
 ostio_pfs_test(pfs_osd_ops osd_ops.sh)
+# Issue 30: a collective write with one aggregator stays cached (deferred open).
+ostio_pfs_test(pfs_defer_open defer_open.sh $<TARGET_FILE:pfs_defer_write>)
 if(TARGET ostio_preload)
   ostio_pfs_test(pfs_preload preload.sh $<TARGET_FILE:ostio_preload> $<TARGET_FILE:ostio_cli>)
 endif()

@@ -1,6 +1,14 @@
 /* The plain kind: a regular file (or a device) at fh->path, read and written
  * through the io layer on one fd; collective calls go to the engine. Its
- * layout comes from the layout sources (Lustre, emulated, hints, defaults). */
+ * layout comes from the layout sources (Lustre, emulated, hints, defaults).
+ *
+ * Deferred open (hint ostio_deferred_open, docs/collective.md "Deferred
+ * open"): unless disabled, ostio_open opens the file on one rank only, the
+ * first aggregator ("home"), which checks it for everyone; every other rank
+ * opens it at its first I/O (late_open, called by the io layer), so a rank
+ * that never aggregates and makes no independent call never opens it. On
+ * CephFS an open on a second client stops every client's caching of the
+ * file; on Lustre each open is a metadata RPC. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -44,17 +52,68 @@ static int open_fd(ostio_file *fh)
   return 0;
 }
 
+/* Whether ostio_open defers the open on ranks other than home: the hint,
+ * agreed (rank 0's hints). automatic and enable defer; one rank has nothing
+ * to defer. */
+static int defers(const ostio_file *fh)
+{
+  return fh->nprocs > 1 && fh->hints.ostio_deferred_open != OSTIO__TRI_DISABLE;
+}
+
 static int plain_open(ostio_file *fh, MPI_Info info)
 {
-  int rc = ostio__agree(fh->comm, open_fd(fh));
-  if (rc == 0) rc = ostio_layout_query(fh->comm, fh->path, info, &fh->layout);
-  return rc;
+  int defer = defers(fh), rc = 0;
+  fh->home = defer && fh->neligible > 0 ? fh->eligible[0] : 0;
+  if (!defer || fh->rank == fh->home) rc = open_fd(fh);
+  /* home's file (inode) and access mode, for the late opens and the cache. */
+  int64_t id[2] = {-1, 0};
+  struct stat st;
+  if (rc == 0 && defer && fh->rank == fh->home) {
+    if (fstat(fh->fd, &st) < 0)
+      rc = ostio__fail(ostio__from_errno(errno), "fstat %s: %s", fh->path, strerror(errno));
+    id[0] = (int64_t)st.st_ino;
+    id[1] = (fcntl(fh->fd, F_GETFL) & O_ACCMODE) == O_RDWR;
+  }
+  if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
+  if (defer) {
+    MPI_Bcast(id, 2, MPI_INT64_T, fh->home, fh->comm);
+    fh->file_id = id[0];
+    fh->home_rdwr = (int)id[1];
+    fh->deferred = fh->fd < 0;
+  }
+  return ostio_layout_query(fh->comm, fh->path, info, &fh->layout);
+}
+
+/* The rank's first I/O (kind.h late_open): the same open as ostio_open's,
+ * refused when the name now leads to another file than home's. */
+static int plain_late_open(ostio_file *fh)
+{
+  if (fh->fd >= 0) return 0;
+  int rc = open_fd(fh);
+  struct stat st;
+  if (rc == 0 && fstat(fh->fd, &st) < 0)
+    rc = ostio__fail(ostio__from_errno(errno), "fstat %s: %s", fh->path, strerror(errno));
+  if (rc == 0 && (int64_t)st.st_ino != fh->file_id)
+    rc = ostio__fail(OSTIO_EIO, "%s is another file (inode %lld) than the one ostio_open "
+                     "opened (inode %lld): it was replaced since", fh->path,
+                     (long long)st.st_ino, (long long)fh->file_id);
+  if (rc < 0) {
+    char was[600];
+    snprintf(was, sizeof was, "%s", ostio_last_error());
+    if (fh->fd >= 0) close(fh->fd);
+    fh->fd = -1;
+    return ostio__fail(rc, "deferred open (ostio_deferred_open) at rank %d's first I/O: %s; "
+                       "the file must stay at its name while open, or give "
+                       "ostio_deferred_open=disable to open it on every rank at ostio_open",
+                       fh->rank, was);
+  }
+  return 0;
 }
 
 static int plain_close(ostio_file *fh)
 {
   int rc = 0;
-  if (close(fh->fd) < 0)
+  if (fh->fd >= 0 && close(fh->fd) < 0)
     rc = ostio__fail(ostio__from_errno(errno), "close %s: %s", fh->path, strerror(errno));
   fh->fd = -1;
   return ostio__agree(fh->comm, rc);
@@ -75,28 +134,42 @@ static int plain_remove(ostio_file *fh)
   return ostio__agree(fh->comm, rc);
 }
 
+/* A rank whose open is deferred asks by name (a stat opens nothing), and
+ * checks that the name still leads to the file. */
 static int plain_size(ostio_file *fh, int64_t *size)
 {
   struct stat st;
-  if (fstat(fh->fd, &st) < 0)
+  if (fh->fd < 0 && fh->deferred) {
+    if (stat(fh->path, &st) < 0)
+      return ostio__fail(ostio__from_errno(errno), "stat %s (its open is deferred on this "
+                         "rank): %s", fh->path, strerror(errno));
+    if ((int64_t)st.st_ino != fh->file_id)
+      return ostio__fail(OSTIO_EIO, "%s is another file (inode %lld) than the one ostio_open "
+                         "opened (inode %lld): it was replaced since", fh->path,
+                         (long long)st.st_ino, (long long)fh->file_id);
+  } else if (fstat(fh->fd, &st) < 0) {
     return ostio__fail(ostio__from_errno(errno), "fstat %s: %s", fh->path, strerror(errno));
+  }
   *size = (int64_t)st.st_size;
   return 0;
 }
 
+/* home truncates: it always holds the file open (rank 0 without deferral). */
 static int plain_set_size(ostio_file *fh, int64_t size)
 {
   int rc = 0;
-  if (fh->rank == 0 && ftruncate(fh->fd, (off_t)size) < 0)
+  if (fh->rank == fh->home && ftruncate(fh->fd, (off_t)size) < 0)
     rc = ostio__fail(ostio__from_errno(errno), "ftruncate %s to %lld: %s", fh->path,
                      (long long)size, strerror(errno));
   return ostio__agree(fh->comm, rc);
 }
 
+/* A rank that never opened the file wrote nothing to it through this handle:
+ * nothing to sync there (the aggregators sync what they wrote for it). */
 static int plain_sync(ostio_file *fh)
 {
   int rc = 0;
-  if (fsync(fh->fd) < 0)
+  if (fh->fd >= 0 && fsync(fh->fd) < 0)
     rc = ostio__fail(ostio__from_errno(errno), "fsync %s: %s", fh->path, strerror(errno));
   return ostio__agree(fh->comm, rc);
 }
@@ -116,6 +189,7 @@ const ostio__kind_ops ostio__kind_plain = {
   .name = "plain",
   .create = plain_create,
   .open = plain_open,
+  .late_open = plain_late_open,
   .close = plain_close,
   .discard = plain_discard,
   .remove = plain_remove,

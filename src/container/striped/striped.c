@@ -62,13 +62,23 @@ static void ctr_free(ostio__ctr *c)
   free(c);
 }
 
-static int open_objects(ostio__ctr *c)
+/* The object fds, all -1 (the array stays in place: the io layer borrows it). */
+static int alloc_fds(ostio__ctr *c)
 {
   const ostio__manifest *m = &c->m;
+  if (c->fd) return 0;
   if (!(c->fd = malloc((size_t)m->nobjects * sizeof *c->fd)))
     return ostio__fail(OSTIO_ENOMEM, "out of memory");
   for (int32_t i = 0; i < m->nobjects; i++) c->fd[i] = -1;
-  for (int32_t i = 0; i < m->nobjects; i++) {
+  return 0;
+}
+
+static int open_objects(ostio__ctr *c)
+{
+  const ostio__manifest *m = &c->m;
+  int rc = alloc_fds(c);
+  for (int32_t i = 0; rc == 0 && i < m->nobjects; i++) {
+    if (c->fd[i] >= 0) continue;
     int flags = (c->writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
     c->fd[i] = openat(c->dirfd, m->names[i], flags);
     if (c->fd[i] < 0)
@@ -90,7 +100,18 @@ static int open_objects(ostio__ctr *c)
                          c->path, (int)i, m->names[i], (unsigned long)st.st_nlink);
     fcntl(c->fd[i], F_SETFL, 0); /* drop O_NONBLOCK (it only guarded against FIFOs) */
   }
-  return 0;
+  return rc;
+}
+
+int ostio__ctr_open_objects(ostio__ctr *c)
+{
+  int rc = open_objects(c);
+  /* All or none: a later call tries again from the start. */
+  for (int32_t i = 0; rc < 0 && c->fd && i < c->m.nobjects; i++) {
+    if (c->fd[i] >= 0) close(c->fd[i]);
+    c->fd[i] = -1;
+  }
+  return rc;
 }
 
 static int open_common(const char *path, const char *text, size_t len, int writable,
@@ -109,6 +130,7 @@ static int open_common(const char *path, const char *text, size_t len, int writa
     rc = ostio__fail(OSTIO_EFORMAT, "%s is a %s container, not a striped one: it has no "
                      "object files or stripe layout; `ostio container stat|ls|map` show it",
                      path, c->m.kind->name);
+  else if (objects == 2) rc = alloc_fds(c);
   else if (objects) rc = open_objects(c);
 done:
   if (rc < 0) ctr_free(c);
@@ -120,6 +142,12 @@ int ostio__ctr_open_text(const char *path, const char *text, size_t len, int wri
                          ostio__ctr **out)
 {
   return open_common(path, text, len, writable, 1, out);
+}
+
+int ostio__ctr_open_deferred(const char *path, const char *text, size_t len, int writable,
+                             ostio__ctr **out)
+{
+  return open_common(path, text, len, writable, 2, out);
 }
 
 /* The derived size against a clean size record (docs/containers.md). */
@@ -184,7 +212,9 @@ int ostio__ctr_size(const ostio__ctr *c, int64_t *size, int64_t *objsize)
   int rc = os ? 0 : ostio__fail(OSTIO_ENOMEM, "out of memory");
   for (int32_t i = 0; rc == 0 && i < m->nobjects; i++) {
     struct stat st;
-    if (fstat(c->fd[i], &st) < 0) rc = sys_fail(c->path, m->names[i], errno);
+    int bad = c->fd[i] >= 0 ? fstat(c->fd[i], &st)
+                            : fstatat(c->dirfd, m->names[i], &st, AT_SYMLINK_NOFOLLOW);
+    if (bad < 0) rc = sys_fail(c->path, m->names[i], errno);
     else os[i] = (int64_t)st.st_size;
   }
   if (rc == 0) *size = ostio__striped_size(m->stripe_size, m->nobjects, os);
@@ -210,7 +240,7 @@ int ostio__ctr_set_size(ostio__ctr *c, int64_t size)
 int ostio__ctr_sync(const ostio__ctr *c)
 {
   for (int32_t i = 0; i < c->m.nobjects; i++)
-    if (fsync(c->fd[i]) < 0)
+    if (c->fd[i] >= 0 && fsync(c->fd[i]) < 0)
       return ostio__fail(ostio__from_errno(errno), "fsync %s/%s: %s", c->path,
                          c->m.names[i], strerror(errno));
   if (fsync(c->dirfd) < 0) return sys_fail(c->path, "fsync of the directory", errno);

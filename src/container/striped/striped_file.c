@@ -1,6 +1,8 @@
 /* An open file that is a striped container: the MPI side of src/container.
- * Rank 0 creates and checks the container; every rank opens the object
- * files; the io layer routes each piece to its object (io.h), so the engine
+ * Rank 0 creates and checks the container and opens the object files; the
+ * other ranks open them at their first I/O (deferred open, hint
+ * ostio_deferred_open, docs/collective.md), or at ostio_open when the hint
+ * disables it; the io layer routes each piece to its object (io.h), so the engine
  * keeps working in logical offsets. Every collective step is agreed. See
  * docs/containers.md. */
 #include <stdio.h>
@@ -64,10 +66,14 @@ static int ctr_open(ostio_file *fh, MPI_Info info)
     if (rc == 0) rc = ostio__manifest_format(&c->m, &text, &len);
   }
   if ((rc = share(fh, rc, &text, &len)) < 0) goto done;
+  int defer = fh->nprocs > 1 && fh->hints.ostio_deferred_open != OSTIO__TRI_DISABLE;
   if (fh->rank != 0) {
-    rc = ostio__ctr_open_text(fh->path, text, len, fh->can_write, &c);
+    rc = defer ? ostio__ctr_open_deferred(fh->path, text, len, fh->can_write, &c)
+               : ostio__ctr_open_text(fh->path, text, len, fh->can_write, &c);
     fh->kind_data = c;
+    fh->deferred = defer;
   }
+  fh->home_rdwr = 1; /* objects are opened read-write when writable */
   if ((rc = ostio__agree(fh->comm, rc)) < 0) goto done;
   /* The layout: rank 0 asks (on Lustre each object's OST), the others decode. */
   if (fh->rank == 0) {
@@ -86,6 +92,20 @@ static int ctr_open(ostio_file *fh, MPI_Info info)
 done:
   free(text);
   free(rec);
+  return rc;
+}
+
+/* A deferred rank's first I/O (kind.h late_open): its objects. */
+static int ctr_late_open(ostio_file *fh)
+{
+  int rc = ostio__ctr_open_objects(ctr_of(fh));
+  if (rc < 0) {
+    char was[600];
+    snprintf(was, sizeof was, "%s", ostio_last_error());
+    rc = ostio__fail(rc, "deferred open (ostio_deferred_open) at rank %d's first I/O: %s; "
+                     "give ostio_deferred_open=disable to open the objects on every rank at "
+                     "ostio_open", fh->rank, was);
+  }
   return rc;
 }
 
@@ -134,6 +154,7 @@ const ostio__kind_ops ostio__kind_striped = {
   .name = "striped",
   .create = ctr_create,
   .open = ctr_open,
+  .late_open = ctr_late_open,
   .close = ctr_close,
   .discard = ctr_discard,
   .remove = ctr_remove,
