@@ -336,6 +336,12 @@ def report_stats(doc, src):
     for label, h in (("write", w), ("read", r)):
         nz = ["%s: %d" % (BUCKETS[i], n) for i, n in enumerate(h) if n]
         p("  %-5s %s" % (label, ", ".join(nz) if nz else "none"))
+    if "app_piece_sizes" in s:
+        # Issue 31: what the application asked for (its calls' contiguous pieces).
+        p("Application pieces (the calls' extents in file order, after the MPI view)")
+        for label, h in zip(("write", "read"), hist_of(s, "app_piece_sizes")):
+            nz = ["%s: %d" % (BUCKETS[i], n) for i, n in enumerate(h) if n]
+            p("  %-5s %s" % (label, ", ".join(nz) if nz else "none"))
     p("")
     p("Advice")
     n = 0
