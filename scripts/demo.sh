@@ -6,11 +6,13 @@
 # pattern) and at its defaults; best of 3 (and the median) and the ratios to
 # both measured in the same run; the statistics that explain the difference;
 # the containers read back through the LD_PRELOAD library (md5sum equal to the
-# plain file's); a chart.
+# plain file's); a chart; `ostio report` on the library's statistics of the
+# ostio runs (OSTIO_STATS=json:DIR/stats-NAME.json).
 #
 #   scripts/demo.sh [--keep] [DIR]
 #
-# DIR (default build/demo) receives the results: JSON, demo.png, summary.txt.
+# DIR (default build/demo) receives the results: JSON, demo.png, summary.txt,
+# stats-*.json, report.txt (and report.png, report.html with matplotlib).
 # The checkpoint files go to DIR/data and are removed at the end (--keep
 # keeps them). Peak use: 2 GiB in DIR/data, 1 GiB of memory per rank.
 # OSTIO_DEMO_MIB=N: MiB per rank (default 1024; smaller is faster, noisier).
@@ -22,7 +24,7 @@ keep=0 dir=
 for a in "$@"; do
   case "$a" in
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "demo.sh: unknown flag $a (see --help)" >&2; exit 2 ;;
     *) dir="$a" ;;
   esac
@@ -44,10 +46,11 @@ scripts/deps.sh
 
 phase "building ostio (build/release)"
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DOSTIO_TESTS=OFF >/dev/null
-cmake --build build/release -j"$(nproc 2>/dev/null || echo 2)" --target ostio_bench ostio_preload \
+cmake --build build/release -j"$(nproc 2>/dev/null || echo 2)" --target ostio_bench ostio_preload ostio_cli \
   >/dev/null
 B=$root/build/release/ostio-bench
 PRELOAD=$root/build/release/libostio-preload.so
+OSTIO=$root/build/release/ostio
 
 dir=${dir:-build/demo}
 mkdir -p "$dir"
@@ -88,7 +91,9 @@ print(",".join(f"{k}={v}" for k, v in h.items()) or "defaults")' "$dir/sweep.jso
 common+=(-s "$mib" -i 3 --warmup 0 --best-write "$best")
 run() { # name container api
   phase "$1: $3 --container $2, ROMIO tuned and default, 3 iterations each ($1.txt)"
-  bench "$dir/$1.txt" "$dir/$1.err" -a "$3",mpiio:best,mpiio --container "$2" "${common[@]}" \
+  # The library's statistics of the ostio runs (ROMIO's files are not ostio's: none).
+  OSTIO_STATS="json:$dir/stats-$1.json" \
+    bench "$dir/$1.txt" "$dir/$1.err" -a "$3",mpiio:best,mpiio --container "$2" "${common[@]}" \
     -o "$data/ckpt" --json "$dir/$1.json" ||
     { echo "ostio-bench failed ($1):"; tail -5 "$dir/$1.err"; exit 1; }
 }
@@ -183,9 +188,27 @@ if "$py" scripts/bench-plot.py --stat max --phase write \
 then echo "== Chart: $dir/demo.png (scripts/bench-plot.py)"
 else echo "== Chart skipped: $(tail -1 "$dir/plot.err")"
 fi
+echo
+phase "ostio report on the statistics of the ostio runs (report.txt)"
+# The job summary of the library's own statistics (docs/stats.md, `ostio report`): throughput
+# per file, time split, layout, per-rank imbalance, access sizes, advice. The text always;
+# the PNG and HTML page need matplotlib (exit 3 after the text without it).
+set +e
+OSTIO_PYTHON=$py "$OSTIO" report --png "$dir/report.png" --html "$dir/report.html" \
+  "$dir/stats-plain.json" "$dir/stats-striped.json" "$dir/stats-log.json" \
+  >"$dir/report.txt" 2>"$dir/report.err"
+rrc=$?
+set -e
+sed 's/^/  /' "$dir/report.txt"
+case $rrc in
+  0) echo "== Report: $dir/report.txt, report.png, report.html" ;;
+  3) echo "== Report: $dir/report.txt (pictures skipped: $(tail -1 "$dir/report.err"))" ;;
+  *) echo "== Report failed (exit $rrc): $(tail -1 "$dir/report.err")" ;;
+esac
 cat <<EOF
-== Results: $dir/{plain,striped,log,sweep}.json, summary.txt. Read more: docs/benchmarks.md (every
-   pattern and API, how to rerun), docs/containers.md, docs/preload.md, docs/stats.md.
+== Results: $dir/{plain,striped,log,sweep}.json, summary.txt, stats-*.json, report.*. Read more:
+   docs/benchmarks.md (every pattern and API, how to rerun), docs/containers.md, docs/preload.md,
+   docs/stats.md.
 EOF
 printf '== Demo finished in %d s; %s\n' "$((SECONDS - start))" \
   "$([ "$keep" = 1 ] && echo "checkpoint files kept in $data" || echo "checkpoint files removed")"

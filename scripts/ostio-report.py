@@ -34,7 +34,9 @@ import math
 import os
 import sys
 
-MAX_COUNTERS = ("aggr_max", "rounds", "objects_max", "osts_max", "cache_memory")
+MAX_COUNTERS = ("aggr_max", "rounds", "objects_max", "osts_max", "cache_memory",
+                "app_write_stride", "app_read_stride", "app_write_piece_max",
+                "app_read_piece_max")
 BUCKETS = ["0-100", "100-1K", "1K-10K", "10K-100K", "100K-1M", "1M-4M", "4M-10M",
            "10M-100M", "100M-1G", "1G+"]
 SPLIT = (("I/O", "time_io"), ("exchange", "time_exchange"), ("wait", "time_wait"),
@@ -109,8 +111,9 @@ def fold_timers(a, b):
         a[n]["max"] = max(a[n]["max"] or 0, v["max"] or 0)
 
 
-def hist_of(x):
-    h = x.get("access_sizes") if isinstance(x, dict) else None
+def hist_of(x, key="access_sizes"):
+    """A histogram's write and read counts (access_sizes; app_piece_sizes: issue 31)."""
+    h = x.get(key) if isinstance(x, dict) else None
     if not h:
         return [0] * 10, [0] * 10
     return list(h["write"]), list(h["read"])
@@ -158,6 +161,7 @@ def merge(docs):
                 m = dict(f, counters={}, timers={}, ranks=[])
                 m["nprocs"] = 0
                 m["_w"], m["_r"] = [0] * 10, [0] * 10
+                m["_pw"], m["_pr"] = [0] * 10, [0] * 10
                 by_path[f["file"]] = m
                 files.append(m)
             fold_counters(m["counters"], f["counters"])
@@ -165,6 +169,9 @@ def merge(docs):
             w, r = hist_of(f)
             m["_w"] = [a + b for a, b in zip(m["_w"], w)]
             m["_r"] = [a + b for a, b in zip(m["_r"], r)]
+            w, r = hist_of(f, "app_piece_sizes")
+            m["_pw"] = [a + b for a, b in zip(m["_pw"], w)]
+            m["_pr"] = [a + b for a, b in zip(m["_pr"], r)]
             m["nprocs"] += f["nprocs"]
             m["ranks"] += ranks
     for m in by_path.values():
@@ -172,6 +179,7 @@ def merge(docs):
             r["rank"] = i                     # processes numbered in the merge's order
         m["slowest_rank"], m["fastest_rank"] = slow_fast(m["ranks"])
         m["access_sizes"] = {"buckets": BUCKETS, "write": m.pop("_w"), "read": m.pop("_r")}
+        m["app_piece_sizes"] = {"buckets": BUCKETS, "write": m.pop("_pw"), "read": m.pop("_pr")}
         c = m["counters"]
         m["derived"] = derived(c, lambda n, k: c.get(n, {}).get(k, 0))
         m["layout"] = f_layout = dict(m.get("layout") or {})
@@ -187,6 +195,7 @@ def merge(docs):
 def summarize(files):
     tot, tim = {}, {}
     w, r = [0] * 10, [0] * 10
+    pw, pr = [0] * 10, [0] * 10
     for f in files:
         for n, v in f["counters"].items():
             tot[n] = max(tot.get(n, 0), v["max"]) if n in MAX_COUNTERS else tot.get(n, 0) + v["sum"]
@@ -194,6 +203,9 @@ def summarize(files):
         fw, fr = hist_of(f)
         w = [a + b for a, b in zip(w, fw)]
         r = [a + b for a, b in zip(r, fr)]
+        fw, fr = hist_of(f, "app_piece_sizes")
+        pw = [a + b for a, b in zip(pw, fw)]
+        pr = [a + b for a, b in zip(pr, fr)]
     slow = None
     if files:
         i = max(range(len(files)), key=lambda k: (files[k]["timers"]["time_io"]["max"] or 0, -k))
@@ -215,6 +227,7 @@ def summarize(files):
         "derived": derived(tot, lambda n, k: tot.get(n, 0)),
         "strategies": strategies, "slowest_file": slow, "slowest_rank": sr,
         "access_sizes": {"buckets": BUCKETS, "write": w, "read": r},
+        "app_piece_sizes": {"buckets": BUCKETS, "write": pw, "read": pr},
         "unknown_hints": [],
     }
 
@@ -323,6 +336,12 @@ def report_stats(doc, src):
     for label, h in (("write", w), ("read", r)):
         nz = ["%s: %d" % (BUCKETS[i], n) for i, n in enumerate(h) if n]
         p("  %-5s %s" % (label, ", ".join(nz) if nz else "none"))
+    if "app_piece_sizes" in s:
+        # Issue 31: what the application asked for (its calls' contiguous pieces).
+        p("Application pieces (the calls' extents in file order, after the MPI view)")
+        for label, h in zip(("write", "read"), hist_of(s, "app_piece_sizes")):
+            nz = ["%s: %d" % (BUCKETS[i], n) for i, n in enumerate(h) if n]
+            p("  %-5s %s" % (label, ", ".join(nz) if nz else "none"))
     p("")
     p("Advice")
     n = 0

@@ -84,6 +84,39 @@ def main():
             slow = max(rk, key=lambda r: (r["time"], -r["rank"]))
             if slow != f["slowest_rank"]:
                 fail("%s: slowest_rank %r, the records give %r" % (f["file"], f["slowest_rank"], slow))
+    # Issue 31: the application's pieces (app_* counters, app_piece_sizes; new keys in
+    # version 2, a document from before has none).
+    for f in files:
+        if "app_piece_sizes" not in f:
+            continue
+        h, c = f["app_piece_sizes"], f["counters"]
+        if h["buckets"] != buckets or len(h["write"]) != 10 or len(h["read"]) != 10:
+            fail("%s: app_piece_sizes is not Darshan's ten buckets" % f["file"])
+        for kind in ("write", "read"):
+            def g(name, field="sum"):
+                return c.get("app_%s_%s" % (kind, name), {}).get(field, 0)
+            n, nbytes, most = g("pieces"), g("bytes"), g("piece_max", "max")
+            if sum(h[kind]) != n:
+                fail("%s: app_piece_sizes %s add up to %d, app_%s_pieces is %d"
+                     % (f["file"], kind, sum(h[kind]), kind, n))
+            # every piece holds 1 to piece_max bytes; after each rank's first, a piece
+            # is contiguous, strided or neither.
+            if not (n <= nbytes <= n * most) or (n == 0) != (nbytes == 0):
+                fail("%s: %d %s pieces of %d bytes, the largest %d"
+                     % (f["file"], n, kind, nbytes, most))
+            ranks_with = f["nprocs"] if g("pieces", "min") > 0 else min(n, 1)
+            if g("contig") + g("strided") > n - ranks_with:
+                fail("%s: %d contiguous + %d strided %s pieces of %d on %d ranks"
+                     % (f["file"], g("contig"), g("strided"), kind, n, ranks_with))
+            if g("strided") > 0 and g("stride", "max") <= 0:
+                fail("%s: strided %s pieces without a stride" % (f["file"], kind))
+    if "app_piece_sizes" in summ and summ["files_omitted"] == 0:
+        for kind in ("write", "read"):
+            want = [sum(f["app_piece_sizes"][kind][b] for f in files if "app_piece_sizes" in f)
+                    for b in range(10)]
+            if summ["app_piece_sizes"][kind] != want:
+                fail("summary app_piece_sizes %s %r, the files give %r"
+                     % (kind, summ["app_piece_sizes"][kind], want))
     if "access_sizes" in summ and summ["files_omitted"] == 0:
         for kind in ("write", "read"):
             want = [sum(f["access_sizes"][kind][b] for f in files) for b in range(10)]
@@ -94,7 +127,9 @@ def main():
     if summ["files_omitted"] == 0 and files:
         for n in names:
             got = summ["counters"][n]
-            if n in ("aggr_max", "rounds", "objects_max", "osts_max"):
+            if n in ("aggr_max", "rounds", "objects_max", "osts_max", "cache_memory",
+                     "app_write_stride", "app_read_stride", "app_write_piece_max",
+                     "app_read_piece_max"):
                 want = max(f["counters"][n]["max"] for f in files)
             else:
                 want = sum(f["counters"][n]["sum"] for f in files)
@@ -131,6 +166,16 @@ def main():
     h = summ.get("access_sizes")
     print("sizes_write=%s" % (",".join(str(x) for x in h["write"]) if h else None))
     print("sizes_read=%s" % (",".join(str(x) for x in h["read"]) if h else None))
+    # Issue 31: the first file's application pieces, per direction:
+    # pieces:bytes:contig:strided:stride_min:stride_max:piece_max, and the size histogram.
+    for kind in ("write", "read"):
+        c = files[0]["counters"] if files else {}
+        ap = files[0].get("app_piece_sizes") if files else None
+        fields = [("pieces", "sum"), ("bytes", "sum"), ("contig", "sum"), ("strided", "sum"),
+                  ("stride", "min"), ("stride", "max"), ("piece_max", "max")]
+        print("app_%s=%s" % (kind, ":".join(str(c.get("app_%s_%s" % (kind, n), {}).get(k))
+                                            for n, k in fields)))
+        print("app_%s_sizes=%s" % (kind, ",".join(str(x) for x in ap[kind]) if ap else None))
     print("unknown_hints=%s" % "|".join(u["key"] + ">" + str(u["suggestion"])
                                         for u in summ["unknown_hints"]))
     return 0

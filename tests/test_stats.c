@@ -387,7 +387,7 @@ static void test_text(void)
   check_row(text, "indep_reads", "0", "0");
   CHECK(!line_of(text, "rmw", buf, sizeof buf));  /* zero everywhere: left out */
   CHECK(!line_of(text, "faults_injected", buf, sizeof buf));
-  CHECKF(strstr(text, "  (28 counters zero on every rank not shown)\n"), "%s", text);
+  CHECKF(strstr(text, "  (40 counters zero on every rank not shown)\n"), "%s", text);
   CHECKF(strstr(text, "  objects per aggregator per call: max 3, mean 2.00\n"), "%s", text);
   CHECKF(strstr(text, "  OSTs per aggregator per call: max 4, mean 1.75\n"), "%s", text);
   CHECKF(strstr(text, "  bytes per system write: mean 1048576.00\n"), "%s", text);
@@ -421,7 +421,7 @@ static void test_text(void)
                            "  layout 2 x 65536 B, 3 components, source -\n"), "%s", text);
   CHECK(strstr(text, "objects per aggregator per call: max 0, mean -\n") &&
         strstr(text, "OSTs per aggregator per call: max 0, mean -\n"));
-  CHECK(strstr(text, "  (35 counters zero on every rank not shown)\n"));
+  CHECK(strstr(text, "  (47 counters zero on every rank not shown)\n"));
   free(text);
 
   /* Nothing folded (and no info at all) is still a report. */
@@ -679,9 +679,70 @@ out:
   ostio__stats_job_free(NULL);
 }
 
+/* Issue 31: the application's pieces. Abutting extents are one piece,
+ * zero-length ones none; contiguous and strided pieces against the rank's
+ * last; the stride is the first positive step over a gap; the size
+ * histogram; reads apart from writes; the fold, the text and the JSON. */
+static void test_pieces(void)
+{
+  ostio__stats st[2];
+  memset(st, 0, sizeof st);
+  /* Rank 0: 4 pieces of 4 KiB, 8 KiB apart; the first given as 1 KiB + 3 KiB
+   * (abutting: one piece) and a zero-length extent among them. */
+  const ostio_extent a[] = {{0, 1024}, {1024, 3072}, {5000, 0}, {8192, 4096}, {16384, 4096}};
+  ostio__stats_pieces(&st[0], 1, a, 5);
+  const ostio_extent b[] = {{24576, 4096}};
+  ostio__stats_pieces(&st[0], 1, b, 1);   /* the next call goes on with the stride */
+  ostio__stats_piece(&st[0], 1, 28672, 100); /* contiguous, 100 B */
+  ostio__stats_piece(&st[0], 1, 0, 10);      /* backwards: neither */
+  ostio__stats_piece(&st[0], 0, 4096, 2 << 20); /* a read: its own direction */
+  ostio__stats_pieces(&st[0], 1, NULL, 3);   /* no list: nothing */
+  ostio__stats_piece(&st[0], 1, -1, 5);      /* refused: nothing */
+  ostio__stats_piece(&st[0], 1, INT64_MAX, 5);
+  double v;
+  struct { const char *n; double want; } w[] = {
+    {"app_write_pieces", 6}, {"app_write_bytes", 4 * 4096 + 100 + 10},
+    {"app_write_contig", 1}, {"app_write_strided", 3}, {"app_write_stride", 8192},
+    {"app_write_piece_max", 4096}, {"app_read_pieces", 1}, {"app_read_bytes", 2 << 20},
+    {"app_read_contig", 0}, {"app_read_strided", 0}, {"app_read_stride", 0},
+    {"app_read_piece_max", 2 << 20}};
+  for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+    CHECKF(ostio__stats_get(&st[0], w[i].n, &v) == 0 && v == w[i].want, "%s = %g, want %g",
+           w[i].n, v, w[i].want);
+  CHECK(st[0].phist[OSTIO__HIST_WRITE][0] == 2 && st[0].phist[OSTIO__HIST_WRITE][1] == 0 &&
+        st[0].phist[OSTIO__HIST_WRITE][2] == 4 && st[0].phist[OSTIO__HIST_READ][5] == 1);
+  CHECK(st[0].hist[OSTIO__HIST_WRITE][2] == 0); /* the system-call histogram is apart */
+  /* Rank 1: 2 pieces 16 KiB apart. */
+  const ostio_extent c[] = {{4096, 4096}, {20480, 4096}};
+  ostio__stats_pieces(&st[1], 1, c, 2);
+  ostio__stats_reduced r;
+  ostio__stats_reduced_init(&r);
+  ostio__stats_fold(&r, &st[0]);
+  ostio__stats_fold(&r, &st[1]);
+  CHECK(r.sum[OSTIO__STAT_app_write_pieces] == 8 && r.sum[OSTIO__STAT_app_write_strided] == 4);
+  CHECK(r.min[OSTIO__STAT_app_write_stride] == 8192 &&
+        r.max[OSTIO__STAT_app_write_stride] == 16384);
+  CHECK(r.phist[OSTIO__HIST_WRITE][2] == 6);
+  char *doc = NULL, *text = NULL;
+  if (CHECK(ostio__stats_format_json(&r, &info_of, &doc) == 0 && doc)) {
+    CHECKF(JSON_OK(doc), "not valid JSON:\n%s", doc);
+    CHECK(strstr(doc, "\"app_piece_sizes\": {\"buckets\": [\"0-100\"") != NULL);
+    CHECK(strstr(doc, "\"write\": [2, 0, 6, 0, 0, 0, 0, 0, 0, 0], \"read\": [0, 0, 0, 0, 0, "
+                      "1, 0, 0, 0, 0]") != NULL);
+    CHECK_JSON(doc, "counters.app_write_stride.min", "8192");
+  }
+  if (CHECK(ostio__stats_format_text(&r, &info_of, &text) == 0 && text)) {
+    CHECKF(strstr(text, "  app write pieces (B): 0-100: 2, 1K-10K: 6\n"), "%s", text);
+    CHECKF(strstr(text, "  app read pieces (B): 1M-4M: 1\n"), "%s", text);
+  }
+  free(doc);
+  free(text);
+}
+
 int main(void)
 {
   parser_self_test();
+  test_pieces();
   test_get();
   test_fold();
   test_text();

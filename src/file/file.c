@@ -338,20 +338,31 @@ int ostio_write_at(ostio_file *fh, int64_t offset, const void *buf, size_t len)
   if (rc < 0) return rc;
   ostio__stat_add(&fh->stats, OSTIO__STAT_indep_writes, 1);
   if (!len) return 0;
-  if (fh->cache) return ostio__cache_write(fh->cache, offset, buf, len);
-  return fh->kind->write_at ? fh->kind->write_at(fh, offset, buf, len)
-                            : unsupported(fh, "ostio_write_at");
+  if (fh->cache) rc = ostio__cache_write(fh->cache, offset, buf, len);
+  else rc = fh->kind->write_at ? fh->kind->write_at(fh, offset, buf, len)
+                               : unsupported(fh, "ostio_write_at");
+  if (rc >= 0) ostio__stats_piece(&fh->stats, 1, offset, (int64_t)len);
+  return rc;
 }
 
-int ostio_read_at(ostio_file *fh, int64_t offset, void *buf, size_t len)
+/* piece: count the range as one application piece (ostio_read_at); the
+ * interposer's sieve reads a window of several and counts those itself. */
+int ostio__file_read_at(ostio_file *fh, int64_t offset, void *buf, size_t len, int piece)
 {
   int rc = check_indep(fh, 0, offset, buf, len);
   if (rc < 0) return rc;
   ostio__stat_add(&fh->stats, OSTIO__STAT_indep_reads, 1);
   if (!len) return 0;
-  if (fh->cache) return ostio__cache_read(fh->cache, offset, buf, len);
-  return fh->kind->read_at ? fh->kind->read_at(fh, offset, buf, len)
-                           : unsupported(fh, "ostio_read_at");
+  if (fh->cache) rc = ostio__cache_read(fh->cache, offset, buf, len);
+  else rc = fh->kind->read_at ? fh->kind->read_at(fh, offset, buf, len)
+                              : unsupported(fh, "ostio_read_at");
+  if (rc >= 0 && piece) ostio__stats_piece(&fh->stats, 0, offset, (int64_t)len);
+  return rc;
+}
+
+int ostio_read_at(ostio_file *fh, int64_t offset, void *buf, size_t len)
+{
+  return ostio__file_read_at(fh, offset, buf, len, 1);
 }
 
 int ostio_sync(ostio_file *fh)
@@ -396,8 +407,9 @@ int ostio_set_size(ostio_file *fh, int64_t size)
   return fh->kind->set_size(fh, size);
 }
 
-/* The collective calls: each kind's own (the engine for plain and striped). */
-int ostio_write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const void *buf)
+/* The collective calls: each kind's own (the engine for plain and striped);
+ * the application's pieces are counted when the call succeeded. */
+static int write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const void *buf)
 {
   if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
   if (!fh->kind->write_all) return ostio__agree(fh->comm, unsupported(fh, "ostio_write_all"));
@@ -414,7 +426,7 @@ int ostio_write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const voi
   return fh->kind->write_all(fh, ext, n, buf);
 }
 
-int ostio_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
+static int read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
 {
   if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
   if (!fh->kind->read_all) return ostio__agree(fh->comm, unsupported(fh, "ostio_read_all"));
@@ -427,6 +439,20 @@ int ostio_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
     if ((rc = ostio__cache_flush(fh->cache, 0)) < 0) return rc;
   }
   return fh->kind->read_all(fh, ext, n, buf);
+}
+
+int ostio_write_all(ostio_file *fh, const ostio_extent *ext, size_t n, const void *buf)
+{
+  int rc = write_all(fh, ext, n, buf);
+  if (rc >= 0) ostio__stats_pieces(&fh->stats, 1, ext, n);
+  return rc;
+}
+
+int ostio_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf)
+{
+  int rc = read_all(fh, ext, n, buf);
+  if (rc >= 0) ostio__stats_pieces(&fh->stats, 0, ext, n);
+  return rc;
 }
 
 int ostio__file_engine_write_all(ostio_file *fh, const ostio_extent *ext, size_t n,
@@ -446,7 +472,11 @@ int ostio__file_coll_checked(ostio_file *fh, int local_rc, int is_write,
   if (!fh) return ostio__fail(OSTIO_EINVAL, "NULL file handle");
   int by_engine = !fh->cache && (is_write ? fh->kind->write_all == ostio__file_engine_write_all
                                           : fh->kind->read_all == ostio__file_engine_read_all);
-  if (by_engine) return ostio__engine_coll_checked(&fh->engine, local_rc, is_write, ext, n, buf);
+  if (by_engine) {
+    int rc = ostio__engine_coll_checked(&fh->engine, local_rc, is_write, ext, n, buf);
+    if (rc >= 0) ostio__stats_pieces(&fh->stats, is_write, ext, n);
+    return rc;
+  }
   int rc = ostio__agree(fh->comm, local_rc);
   if (rc < 0) return rc;
   return is_write ? ostio_write_all(fh, ext, n, buf) : ostio_read_all(fh, ext, n, buf);

@@ -58,6 +58,10 @@ int ostio__file_engine_write_all(ostio_file *fh, const ostio_extent *ext, size_t
                                  const void *buf);
 int ostio__file_engine_read_all(ostio_file *fh, const ostio_extent *ext, size_t n, void *buf);
 
+/* ostio_read_at whose range counts as one application piece only when
+ * piece is 1 (the interposer's sieve reads windows and counts the pieces it
+ * was asked for itself; docs/stats.md). */
+int ostio__file_read_at(ostio_file *fh, int64_t offset, void *buf, size_t len, int piece);
 /* Collective: ostio_write_all (is_write 1) or ostio_read_all after checks
  * of the caller's own, whose outcome on this rank is local_rc (0 or
  * negative); every rank returns the same code, and nothing moves when any

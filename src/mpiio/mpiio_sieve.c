@@ -75,7 +75,8 @@ int ostio__mpiio_sieve_read(ostio__mfile *mf, const ostio_extent *e, size_t n, c
       }
       continue;
     }
-    rc = ostio_read_at(mf->fh, lo, win, (size_t)(hi - lo));
+    rc = ostio__file_read_at(mf->fh, lo, win, (size_t)(hi - lo), 0);
+    if (rc == 0) ostio__stats_pieces(&mf->fh->stats, 0, e + i, j - i); /* the pieces asked */
     for (size_t k = i; k < j && rc == 0; k++) {
       const char *src = win + (e[k].offset - lo);
       if (e[k].length == 1) data[at] = *src; /* one-byte blocks: no call per byte */

@@ -129,9 +129,10 @@ static void obj_report(ostio__pl_obj *o)
 
 /* One call on o counted (under o->mu): the program's read/write calls are
  * both its independent calls and, for the report, its system calls. */
-static void count(ostio__pl_obj *o, int is_write, size_t len, double t0)
+static void count(ostio__pl_obj *o, int is_write, int64_t off, size_t len, double t0)
 {
   ostio__stats *st = &o->st;
+  ostio__stats_piece(st, is_write, off, (int64_t)len); /* the program's calls are its pieces */
   ostio__stat_add(st, is_write ? OSTIO__STAT_indep_writes : OSTIO__STAT_indep_reads, 1);
   ostio__stat_add(st, is_write ? OSTIO__STAT_sys_writes : OSTIO__STAT_sys_reads, 1);
   ostio__stat_add(st, is_write ? OSTIO__STAT_bytes_written : OSTIO__STAT_bytes_read,
@@ -365,7 +366,7 @@ ssize_t ostio__pl_obj_pread(ostio__pl_obj *o, void *buf, size_t len, int64_t off
   int rc = catch_up(o);
   if (rc == 0 && !o->ops->pread) rc = unsupported(o, "read");
   else if (rc == 0) rc = fail(o->ops->pread(o->s, buf, len, off, &got), "cannot read", o->path);
-  if (rc == 0) count(o, 0, got, t0);
+  if (rc == 0) count(o, 0, off, got, t0);
   pthread_mutex_unlock(&o->mu);
   return rc < 0 ? rc : (ssize_t)got;
 }
@@ -387,7 +388,7 @@ ssize_t ostio__pl_obj_pwrite(ostio__pl_obj *o, const void *buf, size_t len, int6
   if (rc == 0 && len > 0 && !o->ops->pwrite) rc = unsupported(o, "write");
   else if (rc == 0 && len > 0) {
     rc = fail(o->ops->pwrite(o->s, buf, len, off), "cannot write", o->path);
-    if (rc == 0) count(o, 1, len, t0);
+    if (rc == 0) count(o, 1, off, len, t0);
     if (rc == 0) rc = publish(o);
   }
   pthread_mutex_unlock(&o->mu);

@@ -72,11 +72,24 @@ static int64_t sat_add(int64_t a, int64_t b)
 
 static void add_into(ostio__stats *a, const ostio__stats *b)
 {
+  /* The application pieces' stride and largest piece are not sums: the
+   * first stride seen, the largest piece. */
+  static const ostio__stat_id keep[] = {OSTIO__STAT_app_write_stride, OSTIO__STAT_app_read_stride,
+                                        OSTIO__STAT_app_write_piece_max,
+                                        OSTIO__STAT_app_read_piece_max};
+  int64_t was[4];
+  for (int i = 0; i < 4; i++) was[i] = a->c[keep[i]];
   for (int i = 0; i < OSTIO__NCOUNTER; i++) a->c[i] = sat_add(a->c[i], b->c[i]);
+  for (int i = 0; i < 4; i++) {
+    int64_t v = b->c[keep[i]];
+    a->c[keep[i]] = i < 2 ? (was[i] ? was[i] : v) : (was[i] > v ? was[i] : v);
+  }
   for (int i = 0; i < OSTIO__NTIMER; i++) a->t[i] += b->t[i];
   for (int w = 0; w < 2; w++)
-    for (int k = 0; k < OSTIO__STATS_NHIST; k++)
+    for (int k = 0; k < OSTIO__STATS_NHIST; k++) {
       a->hist[w][k] = sat_add(a->hist[w][k], b->hist[w][k]);
+      a->phist[w][k] = sat_add(a->phist[w][k], b->phist[w][k]);
+    }
 }
 
 /* Adds st to path's entry. Under mu. */

@@ -68,6 +68,61 @@ int ostio__stats_name_strategy(ostio__stats *s, int i, const char *name)
   return 0;
 }
 
+/* ---- application pieces (issue 31) ---------------------------------------- */
+
+/* The counters of one direction, in the order of the list. */
+static const ostio__stat_id piece_ids[2][6] = {
+  [OSTIO__HIST_WRITE] = {OSTIO__STAT_app_write_pieces, OSTIO__STAT_app_write_bytes,
+                         OSTIO__STAT_app_write_contig, OSTIO__STAT_app_write_strided,
+                         OSTIO__STAT_app_write_stride, OSTIO__STAT_app_write_piece_max},
+  [OSTIO__HIST_READ] = {OSTIO__STAT_app_read_pieces, OSTIO__STAT_app_read_bytes,
+                        OSTIO__STAT_app_read_contig, OSTIO__STAT_app_read_strided,
+                        OSTIO__STAT_app_read_stride, OSTIO__STAT_app_read_piece_max},
+};
+
+void ostio__stats_piece(ostio__stats *s, int is_write, int64_t off, int64_t len)
+{
+  if (!s || off < 0 || len <= 0 || len > INT64_MAX - off) return;
+  int h = is_write ? OSTIO__HIST_WRITE : OSTIO__HIST_READ;
+  const ostio__stat_id *id = piece_ids[h];
+  ostio__stats_seq *q = &s->seq[h];
+  int64_t *c = s->c;
+  c[id[0]]++;
+  c[id[1]] = ostio__stats_sat_add(c[id[1]], len);
+  if (len > c[id[5]]) c[id[5]] = len;
+  s->phist[h][ostio__stats_hist_bucket(len)]++;
+  if (q->have && off == q->end) {
+    c[id[2]]++;
+  } else if (q->have && off > q->start) {
+    int64_t step = off - q->start;
+    if (c[id[4]] == 0) c[id[4]] = step;
+    if (step == c[id[4]]) c[id[3]]++;
+  }
+  q->start = off;
+  q->end = off + len;
+  q->have = 1;
+}
+
+void ostio__stats_pieces(ostio__stats *s, int is_write, const ostio_extent *ext, size_t n)
+{
+  int64_t off = 0, end = 0;
+  int open = 0;
+  if (!s || !ext) return;
+  for (size_t i = 0; i < n; i++) {
+    int64_t o = ext[i].offset, l = ext[i].length;
+    if (l <= 0) continue;
+    if (open && o == end && l <= INT64_MAX - end) {
+      end += l;
+      continue;
+    }
+    if (open) ostio__stats_piece(s, is_write, off, end - off);
+    off = o;
+    end = l <= INT64_MAX - o ? o + l : o;
+    open = 1;
+  }
+  if (open) ostio__stats_piece(s, is_write, off, end - off);
+}
+
 /* Shown in the text report even when zero on every rank. */
 static int is_core(int id)
 {
@@ -171,7 +226,8 @@ void ostio__stats_fold_rank(ostio__stats_reduced *r, const ostio__stats *s, int 
   if (first || faster(&me, &r->fastest)) r->fastest = me;
   for (int w = 0; w < 2; w++)
     for (int b = 0; b < OSTIO__STATS_NHIST; b++)
-      r->hist[w][b] = ostio__stats_sat_add(r->hist[w][b], s->hist[w][b]);
+      r->hist[w][b] = ostio__stats_sat_add(r->hist[w][b], s->hist[w][b]),
+      r->phist[w][b] = ostio__stats_sat_add(r->phist[w][b], s->phist[w][b]);
   if (first) memcpy(r->strat, s->strat, sizeof r->strat);
   for (int i = 0; i < OSTIO__NCOUNTER; i++) {
     int64_t v = s->c[i];
@@ -205,7 +261,8 @@ void ostio__stats_merge(ostio__stats_reduced *a, const ostio__stats_reduced *b)
   }
   for (int w = 0; w < 2; w++)
     for (int k = 0; k < OSTIO__STATS_NHIST; k++)
-      a->hist[w][k] = ostio__stats_sat_add(a->hist[w][k], b->hist[w][k]);
+      a->hist[w][k] = ostio__stats_sat_add(a->hist[w][k], b->hist[w][k]),
+      a->phist[w][k] = ostio__stats_sat_add(a->phist[w][k], b->phist[w][k]);
   if (slower(&b->slowest, &a->slowest)) a->slowest = b->slowest;
   if (faster(&b->fastest, &a->fastest)) a->fastest = b->fastest;
   a->nprocs += b->nprocs;
@@ -357,19 +414,20 @@ int ostio__stats_format_text(const ostio__stats_reduced *r, const ostio__stats_i
              r->fastest.time);
     put_wrapped(&s, "  slowest rank ", line);
   }
-  for (int w = 0; w < 2; w++) {
+  static const char *const hist_lead[4] = {"  write sizes (B): ", "  read sizes (B): ",
+                                           "  app write pieces (B): ", "  app read pieces (B): "};
+  for (int w = 0; w < 4; w++) {
+    const int64_t *h = w < 2 ? r->hist[w] : r->phist[w - 2];
     char line[512];
     size_t len = 0;
     line[0] = '\0';
     for (int k = 0; k < OSTIO__STATS_NHIST; k++) {
-      if (!r->hist[w][k]) continue;
+      if (!h[k]) continue;
       int m = snprintf(line + len, sizeof line - len, "%s%s: %" PRId64, len ? ", " : "",
-                       ostio__stats_hist_names[k], r->hist[w][k]);
+                       ostio__stats_hist_names[k], h[k]);
       if (m > 0 && (size_t)m < sizeof line - len) len += (size_t)m;
     }
-    if (len)
-      put_wrapped(&s, w == OSTIO__HIST_WRITE ? "  write sizes (B): " : "  read sizes (B): ",
-                  line);
+    if (len) put_wrapped(&s, hist_lead[w], line);
   }
   ostio__stats_warning w[OSTIO__STATS_NWARN];
   int nw = ostio__stats_warnings(r, info->ncomponents > 0 ? info->stripe_size : 0, w,

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <mpi.h>
 
+#include "ostio.h"      /* ostio_extent */
 #include "core/clock.h" /* ostio__now: the timers' clock */
 #include "hints/hints.h"
 
@@ -53,7 +54,19 @@
   X(stage_bytes,           SUM, "staging: bytes written to node-local stage logs") \
   X(stage_drained_bytes,   SUM, "staging: bytes the node leaders drained to the container") \
   X(stage_rescued_bytes,   SUM, "staging: bytes copied from open staged logs whose stage "  \
-                                "directory was removed")
+                                "directory was removed")                            \
+  X(app_write_pieces,      SUM, "application write pieces (contiguous, in file order)") \
+  X(app_read_pieces,       SUM, "application read pieces (contiguous, in file order)")  \
+  X(app_write_bytes,       SUM, "bytes of the application's write pieces")        \
+  X(app_read_bytes,        SUM, "bytes of the application's read pieces")         \
+  X(app_write_contig,      SUM, "write pieces starting where the rank's last ended") \
+  X(app_read_contig,       SUM, "read pieces starting where the rank's last ended")  \
+  X(app_write_strided,     SUM, "write pieces one stride after the rank's last")  \
+  X(app_read_strided,      SUM, "read pieces one stride after the rank's last")   \
+  X(app_write_stride,      MAX, "the rank's write stride (first step over a gap)") \
+  X(app_read_stride,       MAX, "the rank's read stride (first step over a gap)")  \
+  X(app_write_piece_max,   MAX, "largest application write piece")               \
+  X(app_read_piece_max,    MAX, "largest application read piece")
 
 /* X(name, description): seconds, summed over calls; the report shows the
  * largest rank and the mean. */
@@ -110,10 +123,20 @@ static inline int ostio__stats_hist_bucket(int64_t len)
 /* The buckets' names, as the JSON and the text report print them. */
 extern const char *const ostio__stats_hist_names[OSTIO__STATS_NHIST];
 
+/* Application pieces (issue 31): the contiguous extents in file order the
+ * application's calls carried (after the MPI view), per direction. The last
+ * piece of the rank, for the app_*_contig / _strided counters. */
+typedef struct ostio__stats_seq {
+  int64_t start, end;         /* the rank's last piece [start, end)           */
+  int have;                   /* a piece was seen                             */
+} ostio__stats_seq;
+
 typedef struct ostio__stats {
   int64_t c[OSTIO__NCOUNTER];
   double t[OSTIO__NTIMER];
   int64_t hist[2][OSTIO__STATS_NHIST];        /* [OSTIO__HIST_WRITE/READ][bucket] */
+  int64_t phist[2][OSTIO__STATS_NHIST];       /* application piece sizes, same    */
+  ostio__stats_seq seq[2];                    /* [OSTIO__HIST_WRITE/READ]         */
   char strat[OSTIO__STATS_NSTRAT][OSTIO__STATS_STRAT_NAME]; /* slot names; "" unused */
 } ostio__stats;
 
@@ -141,6 +164,17 @@ static inline void ostio__stat_hist(ostio__stats *s, int is_write, int64_t len)
 {
   s->hist[is_write ? OSTIO__HIST_WRITE : OSTIO__HIST_READ][ostio__stats_hist_bucket(len)]++;
 }
+/* The application's pieces of one call (issue 31): ext[0..n) in the order
+ * the call named them (file order for an MPI view), abutting extents joined
+ * into one piece, zero-length ones skipped; each piece counted in
+ * app_*_pieces, _bytes, _piece_max, the piece-size histogram and, against
+ * the rank's previous piece in that direction, app_*_contig (it starts where
+ * that one ended) or app_*_strided (it starts app_*_stride bytes after that
+ * one's start; the stride is the rank's first positive step over a gap).
+ * O(1) per extent, no allocation. Call it for calls that succeeded (the
+ * extents were checked). ostio__stats_piece: one piece. */
+void ostio__stats_pieces(ostio__stats *s, int is_write, const ostio_extent *ext, size_t n);
+void ostio__stats_piece(ostio__stats *s, int is_write, int64_t off, int64_t len);
 static inline void ostio__stat_max(ostio__stats *s, ostio__stat_id id, int64_t v)
 {
   if (v > s->c[id]) s->c[id] = v;
@@ -170,6 +204,7 @@ typedef struct ostio__stats_reduced {
   double tsum[OSTIO__NTIMER], tmax[OSTIO__NTIMER];
   char strat[OSTIO__STATS_NSTRAT][OSTIO__STATS_STRAT_NAME]; /* as in ostio__stats */
   int64_t hist[2][OSTIO__STATS_NHIST];     /* summed over ranks                    */
+  int64_t phist[2][OSTIO__STATS_NHIST];    /* application piece sizes, summed      */
   ostio__stats_rank slowest, fastest;      /* by time; ties: the lower rank        */
 } ostio__stats_reduced;
 

@@ -230,6 +230,8 @@ static void put_file(ostio__sbuf *s, const file_rec *f, const char *ind)
   put_derived(s, ind2, r->sum, r->max);
   ostio__sbuf_put(s, ",\n%s  \"access_sizes\": ", ind);
   put_hist(s, (const int64_t (*)[OSTIO__STATS_NHIST])r->hist);
+  ostio__sbuf_put(s, ",\n%s  \"app_piece_sizes\": ", ind);
+  put_hist(s, (const int64_t (*)[OSTIO__STATS_NHIST])r->phist);
   ostio__sbuf_put(s, ",\n%s  \"slowest_rank\": ", ind);
   if (r->nprocs > 0) put_rank(s, &r->slowest);
   else ostio__sbuf_put(s, "null");
@@ -298,6 +300,7 @@ struct ostio__stats_job {
   struct { ostio__hint_unknown u; int64_t files; } unk[JOB_NUNKNOWN];
   int nunk;
   int64_t hist[2][OSTIO__STATS_NHIST];  /* over files                          */
+  int64_t phist[2][OSTIO__STATS_NHIST]; /* application piece sizes, over files */
   int64_t nrankrecs;                    /* per-rank records kept               */
   ostio__stats_rank slow_rank;          /* the slowest rank of any file        */
   char *slow_rank_path;
@@ -404,7 +407,8 @@ int ostio__stats_job_add_ranks(ostio__stats_job *job, const ostio__stats_reduced
   }
   for (int w = 0; w < 2; w++)
     for (int b = 0; b < OSTIO__STATS_NHIST; b++)
-      job->hist[w][b] = ostio__stats_sat_add(job->hist[w][b], r->hist[w][b]);
+      job->hist[w][b] = ostio__stats_sat_add(job->hist[w][b], r->hist[w][b]),
+      job->phist[w][b] = ostio__stats_sat_add(job->phist[w][b], r->phist[w][b]);
   if (r->nprocs > 0 && (!job->have_slow_rank || r->slowest.time > job->slow_rank.time)) {
     char *p = dup_or_null(view.path, &oom);
     if (!oom) {
@@ -531,6 +535,8 @@ int ostio__stats_job_format(const ostio__stats_job *job, char **out)
   }
   ostio__sbuf_put(&s, ",\n    \"access_sizes\": ");
   put_hist(&s, (const int64_t (*)[OSTIO__STATS_NHIST])job->hist);
+  ostio__sbuf_put(&s, ",\n    \"app_piece_sizes\": ");
+  put_hist(&s, (const int64_t (*)[OSTIO__STATS_NHIST])job->phist);
   ostio__sbuf_put(&s, ",\n    \"unknown_hints\": [");
   for (int u = 0; u < job->nunk; u++) {
     if (u) ostio__sbuf_put(&s, ", ");

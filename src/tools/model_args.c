@@ -304,6 +304,14 @@ static int read_file_rec(const char *cmd, const ostio__json *root, const ostio__
   s->cache = counter(f, "cache_hits", "sum") + counter(f, "cache_misses", "sum") > 0;
   s->sys_writes = counter(f, "sys_writes", "sum");
   s->indep = coll > 0 ? 0 : indep;
+  /* The application's pieces (issue 31; documents from before have none). */
+  s->pieces = counter(f, "app_write_pieces", "sum");
+  s->pieces_min = counter(f, "app_write_pieces", "min");
+  s->piece_bytes = counter(f, "app_write_bytes", "sum");
+  s->piece_max = counter(f, "app_write_piece_max", "max");
+  s->strided = counter(f, "app_write_strided", "sum");
+  s->stride_min = counter(f, "app_write_stride", "min");
+  s->stride_max = counter(f, "app_write_stride", "max");
   const ostio__json_member *warn = ostio__json_find(f, "warnings");
   for (size_t i = 0; warn && warn->value.type == OSTIO__JSON_ARRAY && i < warn->value.u.arr.n; i++) {
     const ostio__json_member *k = ostio__json_find(&warn->value.u.arr.item[i], "kind");
@@ -365,6 +373,19 @@ void model_stats_pattern(const model_run *s, ob_pattern_opts *o)
     ob_pattern_defaults(OB_PAT_STRIDED, o);
     o->block = s->bytes / (s->nprocs * s->calls);
     o->transfer = o->block / k;
+    o->segments = s->calls;
+  }
+  /* The application's pieces (issue 31): every rank's calls carried k > 1
+   * pieces of t bytes each, each piece after a rank's first one the same
+   * stride (larger than t) after the last: IOR's strided pattern, k pieces
+   * per call. */
+  int64_t P = s->nprocs, n = s->pieces, per = P * s->calls, t = n > 0 ? s->piece_bytes / n : 0;
+  if (n > 0 && s->pieces_min > 0 && n % per == 0 && n / per > 1 && t > 0 &&
+      t * n == s->piece_bytes && s->piece_max == t && s->strided == n - P &&
+      s->stride_min == s->stride_max && s->stride_min > t) {
+    ob_pattern_defaults(OB_PAT_STRIDED, o);
+    o->block = n / per * t;
+    o->transfer = t;
     o->segments = s->calls;
   }
 }

@@ -83,6 +83,11 @@ typedef struct model_run {
   int cache;                /* the cache counters moved pages                   */
   unsigned prefer;          /* ostio__advise_prefer bits of the file's warnings */
   int64_t sys_writes, indep;  /* system writes; independent calls per rank      */
+  /* The application's write pieces (app_write_* counters, issue 31; 0 in a
+   * document from before): their number (sum; fewest of one rank), bytes,
+   * largest, the pieces one stride after the rank's last, the stride's
+   * smallest and largest value over ranks. */
+  int64_t pieces, pieces_min, piece_bytes, piece_max, strided, stride_min, stride_max;
 } model_run;
 
 /* Reads file index want (-1: the one with the most bytes written) of the
@@ -94,7 +99,10 @@ int model_stats_read(const char *cmd, const char *path, int64_t want, model_run 
 /* The run as IOR's segmented pattern: -b b -t b -s C with b the bytes per
  * rank per call and C the calls per rank. A run of independent calls that
  * made several system writes per call (a strided view: one piece each) is
- * IOR's strided pattern: -p strided -b b -t b/k -s C, k pieces per call. */
+ * IOR's strided pattern: -p strided -b b -t b/k -s C, k pieces per call.
+ * So is a run whose application pieces (app_write_* counters) were k > 1
+ * per call, all of t bytes and a common stride apart on every rank:
+ * -p strided -b k*t -t t -s C. */
 void model_stats_pattern(const model_run *s, ob_pattern_opts *o);
 /* The run's rank count: world_size for one file of a file-per-process
  * set, else nprocs. */

@@ -347,6 +347,56 @@ class TestAdvise(CliTestCase):
         kinds = self.check_warnings(d)
         self.assertEqual(kinds, set(report) - {"rmw"})
 
+    def test_stats_pieces_of_a_real_run(self):
+        """Issue 31: a 2-rank collective 4 KiB strided ostio-bench run records the
+        application's pieces exactly (each rank: 1024 pieces of 4 KiB at (2i + r) * 4 KiB,
+        one stride of 8 KiB apart; the JSON's app_* counters and app_piece_sizes, checked
+        by tests/check_stats_json.py), and `ostio advise --stats` on it keeps the run's
+        pattern without -t; so does `ostio model --stats`."""
+        bench = os.path.join(os.path.dirname(common.OSTIO), "ostio-bench")
+        mpiexec = os.environ.get("OSTIO_TEST_MPIEXEC") or shutil.which("mpiexec")
+        if not (os.access(bench, os.X_OK) and mpiexec):
+            self.skipTest("no ostio-bench next to the tool or no mpiexec")
+        env = dict(os.environ, OSTIO_STATS="json:" + self.p("pieces.json"),
+                   ASAN_OPTIONS="detect_leaks=0")
+        r = subprocess.run([mpiexec, "-n", "2", bench, "-a", "ostio:even", "-w", "-p", "strided",
+                            "-b", "4k", "-t", "4k", "-s", "1024", "--stripe-count", "2",
+                            "--warmup", "0", "-o", self.p("out4k")], cwd=self.tmp, env=env,
+                           timeout=120, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        if r.returncode != 0 or not os.path.exists(self.p("pieces.json")):
+            self.skipTest("the 2-rank strided run did not complete here: %s" % r.stderr[-300:])
+        checker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                               "check_stats_json.py")
+        c = subprocess.run([sys.executable, checker, self.p("pieces.json")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        self.assertEqual(c.returncode, 0, c.stderr)
+        facts = dict(line.split("=", 1) for line in c.stdout.splitlines())
+        with open(self.p("pieces.json")) as f:
+            doc = json.load(f)
+        self.assertEqual(len(doc["files"]), 1)
+        fc = doc["files"][0]["counters"]
+        # pieces:bytes:contig:strided:stride_min:stride_max:piece_max of the first file
+        self.assertEqual(facts["app_write"], "2048:8388608:0:2046:8192:8192:4096")
+        self.assertEqual(facts["app_read"], "0:0:0:0:0:0:0")
+        self.assertEqual(facts["app_write_sizes"], "0,0,2048,0,0,0,0,0,0,0")
+        self.assertEqual(facts["app_read_sizes"], "0,0,0,0,0,0,0,0,0,0")
+        self.assertEqual((fc["app_write_pieces"]["min"], fc["app_write_pieces"]["max"]),
+                         (1024, 1024))
+        self.assertEqual(doc["summary"]["app_piece_sizes"]["write"][2], 2048)
+        # The system calls are not the pieces: the aggregators wrote whole domains.
+        self.assertLess(fc["sys_writes"]["sum"], 2048)
+        args = ["advise", "--system", system("local"), "--stats", self.p("pieces.json")]
+        d = self.json_of(*(args + ["--json"]))
+        pat = d["pattern"]
+        self.assertEqual((pat["kind"], pat["block"], pat["transfer"], pat["segments"]),
+                         ("strided", 4194304, 4096, 1))
+        self.assertIn("# pattern strided -b 4m -t 4k -s 1 (1 call)", self.ok(*args).stdout)
+        text = self.ok("model", "--system", system("local"), "--stats",
+                       self.p("pieces.json")).stdout
+        self.assertIn("pattern strided -b 4194304 -t 4096 -s 1;", text)
+
     def check_warnings(self, d):
         """advise agrees with the statistics report: it follows each warning of the run, or
         says the model predicts the best candidate that follows it 5 % slower or worse."""
@@ -396,6 +446,32 @@ class TestAdvise(CliTestCase):
         d = self.json_of(*(args + ["--json"]))
         self.assertEqual(d["recommended"]["strategy"], "ost", d["recommended"])
         self.check_warnings(d)
+        # With the application's pieces (app_write_* counters, what the library records
+        # since issue 31: 1024 pieces of 4 KiB per rank, 8 KiB apart) the pattern is the
+        # run's without -t; -t still overrides; pieces that are not all one stride apart
+        # leave the document's pattern.
+        pieces = {"app_write_pieces": (2048, 1024, 1024),
+                  "app_write_bytes": (8388608, 4194304, 4194304),
+                  "app_write_strided": (2046, 1023, 1023),
+                  "app_write_stride": (16384, 8192, 8192),
+                  "app_write_piece_max": (8192, 4096, 4096)}
+        for n, (sm, mx, mn) in pieces.items():
+            doc["files"][0]["counters"][n] = {"sum": sm, "max": mx, "min": mn}
+        args = ["advise", "--system", system("local"), "--stats",
+                self.write_json("pieces.json", doc)]
+        d = self.json_of(*(args + ["--json"]))
+        pat = d["pattern"]
+        self.assertEqual((pat["kind"], pat["block"], pat["transfer"], pat["segments"]),
+                         ("strided", 4194304, 4096, 1))
+        self.assertEqual(d["recommended"]["strategy"], "ost", d["recommended"])
+        self.assertIn("# pattern strided -b 4m -t 4k -s 1 (1 call)", self.ok(*args).stdout)
+        d = self.json_of(*(args + ["-p", "strided", "-t", "16k", "--json"]))
+        self.assertEqual((d["pattern"]["kind"], d["pattern"]["transfer"]), ("strided", 16384))
+        doc["files"][0]["counters"]["app_write_strided"] = {"sum": 2000, "max": 1000,
+                                                            "min": 1000}
+        d = self.json_of("advise", "--system", system("local"), "--stats",
+                         self.write_json("pieces2.json", doc), "--json")
+        self.assertEqual((d["pattern"]["kind"], d["pattern"]["transfer"]), ("ior", 4194304))
 
     def test_stats_independent_pieces(self):
         """Independent calls: one call per piece keeps IOR's form (-b 4k -t 4k -s 1024, as
