@@ -3,7 +3,8 @@
 # Fortran MPI-IO tests), make, CMake (>= 3.20), Python 3, an MPI (MPICH from
 # Debian), liburing (io_uring batches; optional for the build), parallel HDF5
 # on MPICH and h5dump (the HDF5 tests and bench; optional: skipped without them) and matplotlib
-# (scripts/bench-plot.py; optional, installed only as root). As root with
+# (the pictures of ostio report and ostio model --plot, scripts/bench-plot.py; optional,
+# installed only as root). As root with
 # apt-get it installs what is missing; otherwise it prints the exact command.
 #   scripts/deps.sh              MPICH and the rest
 #   scripts/deps.sh --openmpi    also Debian's Open MPI (the test suite's second
@@ -48,8 +49,10 @@ need pkg-config pkg-config
 if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists liburing; then
   missing_pkgs+=(liburing-dev)
 fi
-# matplotlib (Debian's python3-matplotlib): scripts/bench-plot.py's charts; optional,
-# installed only as root (the demo skips its plot with a note without it).
+# matplotlib (Debian's python3-matplotlib): the PNG/HTML of `ostio report`, the PNG of
+# `ostio model --plot` and scripts/bench-plot.py's charts; optional, installed only as
+# root (without it those fail with a note, the demo skips its plot, and the tests that
+# draw skip that part with the reason).
 optional_pkgs=()
 /usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 || python3 -c 'import matplotlib' \
   >/dev/null 2>&1 || optional_pkgs+=(python3-matplotlib)
