@@ -42,12 +42,14 @@ static void test_candidates(void)
          "romio_cb_write=enable,cb_nodes=2,cb_config_list=*:*|"
          "romio_cb_write=disable,romio_ds_write=enable|"
          "romio_cb_write=disable,romio_ds_write=disable|"
+         "romio_cb_write=enable,cb_nodes=1,cb_config_list=*:*,romio_no_indep_rw=true|"
          "romio_cb_write=enable,cb_nodes=2,cb_config_list=*:*,romio_no_indep_rw=true");
   /* The read phase uses the read hints; contiguous: no data sieving candidates. */
   expect(cands(2, OB_PHASE_READ, 1, 0, 1, 0),
          "romio_cb_read=automatic|romio_cb_read=enable|romio_cb_read=disable|"
          "romio_cb_read=enable,cb_nodes=1,cb_config_list=*:*|"
          "romio_cb_read=enable,cb_nodes=2,cb_config_list=*:*|"
+         "romio_cb_read=enable,cb_nodes=1,cb_config_list=*:*,romio_no_indep_rw=true|"
          "romio_cb_read=enable,cb_nodes=2,cb_config_list=*:*,romio_no_indep_rw=true");
   /* cb_nodes 1, 2, 4, ... and P: 6 ranks -> 1 2 4 6. */
   const char *six = cands(6, OB_PHASE_WRITE, 1, 0, 1, 0);
@@ -73,7 +75,7 @@ static void test_candidates(void)
   ob_hintset h[OB_BEST_MAX_CAND];
   ob_best_query q = {.nprocs = 64, .collective = 1, .noncontig = 1, .romio = 1, .striping = 1};
   int n = ob_best_candidates(&q, h, OB_BEST_MAX_CAND);
-  CHECKF(n == 3 + 7 + 2 + 1 + 2, "64 ranks: %d candidates", n);
+  CHECKF(n == 3 + 7 + 2 + 2 + 2, "64 ranks: %d candidates", n);
   CHECK(ob_best_candidates(&q, h, 4) == 4);
 }
 
