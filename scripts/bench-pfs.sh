@@ -46,6 +46,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+set -f # hint values such as cb_config_list=*:* pass through unquoted expansions
 B=$build/ostio-bench
 [ -x "$B" ] || { echo "bench-pfs.sh: $B not found; build first (cmake --build $build)" >&2; exit 2; }
 "$PFS" status >/dev/null || { echo "bench-pfs.sh: the bed is not up (scripts/pfs.sh up --store bluestore --clients 4)" >&2; exit 2; }
@@ -160,7 +161,7 @@ for P in $clients; do
     # shellcheck disable=SC2046
     if "$PFS" mpiexec --nodes "$P" -n "$P" "$B" $(pat_flags "$pat" "$P" "$sm") -w -e -c -i 1 --warmup 1 \
         -a mpiio:best -o "$W/f" >"$out/sweep.$P.$pat.log" 2>&1; then
-      best[$P.$pat]=$(sed -n 's/^mpiio:best write hints: //p' "$out/sweep.$P.$pat.log" | head -1)
+      best[$P.$pat]=$(sed -n "s/^mpiio:best write hints: \([^ ]*\).*/\1/p" "$out/sweep.$P.$pat.log" | head -1)
       [ "${best[$P.$pat]}" != "(defaults)" ] || best[$P.$pat]=defaults
     else
       note "sweep failed ($out/sweep.$P.$pat.log): best = defaults"
