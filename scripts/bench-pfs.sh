@@ -2,7 +2,7 @@
 # ostio-bench's patterns on the CephFS test bed (issue 30 items 4 and 5; docs/pfs.md "Measured").
 #   scripts/bench-pfs.sh [--build DIR] [--mib N] [--indep-mib N] [--cache-mib N] [--reps N]
 #                        [--clients "2 4"] [--patterns "..."] [--modes "coll indep"]
-#                        [--no-cache] [--sweep-div N] [--out DIR]
+#                        [--no-cache] [--cache-reps N] [--sweep-div N] [--out DIR]
 # Needs a bed that is up with at least max(--clients) clients (scripts/pfs.sh up
 # --store bluestore --clients 4; OSTIO_PFS_DIR selects it). One rank per client.
 # Every run is a write phase with fsync (-w -e -i 1 --warmup 0) of one variant:
@@ -13,7 +13,10 @@
 #   default  ROMIO at its defaults (-a mpiio)
 #   auto     ostio, strategy auto, no hint (-a ostio)
 #   log      ostio's log container (-a ostio --container log)
-#   cache    independent mode only: ostio with -O ostio_cache=enable (item 5)
+#   cache    item 5, on the first client count, interleaved 4 KiB independent calls
+#            (--cache-mib): ostio -I -O ostio_cache=enable against ROMIO independent
+#            and ostio's collective write of the same data; in the first --cache-reps
+#            repetitions (default 1: ROMIO's uncached 4 KiB writes run ~0.5 MiB/s)
 #   ceiling  per client count: the same bytes, file per process, 1 MiB pwrites (-a posix -F)
 # around each run the OSDs' op_w (perf dump through their admin sockets, summed) is read;
 # the files are then removed and the counters left to settle before the next run.
@@ -27,10 +30,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 PFS=$here/pfs.sh
 build=build/h mib=64 indep_mib=8 cache_mib=64 reps=3 clients="2 4" sweep_div=4
-patterns="strided4k strided64k ior btio flash random" modes="coll indep" cache=1 out=bench-pfs.out
+patterns="strided4k strided64k ior btio flash random" modes="coll indep" cache=1 cache_reps=1 out=bench-pfs.out
 while [ $# -gt 0 ]; do
   case $1 in
-  -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
   --build) build=$2; shift ;;
   --mib) mib=$2; shift ;;
   --indep-mib) indep_mib=$2; shift ;;
@@ -40,6 +43,7 @@ while [ $# -gt 0 ]; do
   --patterns) patterns=$2; shift ;;
   --modes) modes=$2; shift ;;
   --no-cache) cache=0 ;;
+  --cache-reps) cache_reps=$2; shift ;;
   --sweep-div) sweep_div=$2; shift ;;
   --out) out=$2; shift ;;
   *) echo "bench-pfs.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -198,7 +202,7 @@ for rep in $(seq "$reps"); do
   done
   # Item 5: independent interleaved 4 KiB with the cache, against ROMIO independent and
   # ostio's collective write of the same data, on the first client count.
-  if [ "$cache" = 1 ]; then
+  if [ "$cache" = 1 ] && [ "$rep" -le "$cache_reps" ]; then
     P=${clients%% *}
     for v in cache default auto-coll; do
       case $v in
