@@ -26,6 +26,14 @@ def ratio(a, b):
     return None if a is None or not b else a / b
 
 
+def short(h):
+    if h == "romio_cb_write=enable,cb_nodes=1,cb_config_list=*:*,romio_no_indep_rw=true":
+        return "D1"
+    if h == "romio_cb_write=disable":
+        return "nocb"
+    return h
+
+
 def main():
     rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
     bw, ops, hints = defaultdict(list), defaultdict(list), {}
@@ -40,26 +48,36 @@ def main():
     keys = sorted(bw)
     ceil = {k[0]: med(bw[k]) for k in keys if k[3] == "ceiling"}
     ceil_ops = {k[0]: med(ops[k]) for k in keys if k[3] == "ceiling"}
-    print("| clients | calls | pattern | variant | n | MiB/s | op_w/MiB | vs best ROMIO "
-          "| vs default ROMIO | vs ceiling |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for k in keys:
-        P, mode, pat, var = k
-        if mode in ("fpp", "cache"):
-            continue
-        b = med(bw[k])
-        best = med(bw.get((P, mode, pat, "best" if mode == "coll" else "default"), []))
-        dflt = med(bw.get((P, mode, pat, "default"), []))
-        rb = rd = rc = None
-        if var in ("auto", "log", "cache"):
-            rb, rd, rc = ratio(b, best), ratio(b, dflt), ratio(b, ceil.get(P))
-        name = var if var != "best" else f"best ({hints.get(k, '?')})"
-        print(f"| {P} | {mode} | {pat} | {name} | {len(bw[k])} | {fmt(b)} | {fmt(med(ops[k]), 2)} "
-              f"| {fmt(rb, 2)} | {fmt(rd, 2)} | {fmt(rc, 2)} |")
+    print("Cells: median MiB/s (median OSD op_w per MiB) [runs]; ratios of the medians.\n")
+    print("| clients | calls | pattern | ROMIO best | ROMIO default | ostio auto | ostio log "
+          "| auto vs best / default / ceiling | log vs best / default / ceiling |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    cases = sorted({k[:3] for k in keys if k[1] in ("coll", "indep")})
+    for P, mode, pat in cases:
+        def cell(v):
+            k = (P, mode, pat, v)
+            if k not in bw:
+                return None, "-"
+            return med(bw[k]), f"{fmt(med(bw[k]))} ({fmt(med(ops[k]), 2)}) [{len(bw[k])}]"
+        b_best, c_best = cell("best")
+        if mode != "coll":
+            b_best, c_best = cell("default")[0], "= default"
+        elif (P, mode, pat, "best") in hints:
+            c_best += " " + short(hints[(P, mode, pat, "best")])
+        b_def, c_def = cell("default")
+        b_auto, c_auto = cell("auto")
+        b_log, c_log = cell("log")
+        r = lambda b: " / ".join(fmt(ratio(b, d), 2) for d in (b_best, b_def, ceil.get(P)))
+        print(f"| {P} | {mode} | {pat} | {c_best} | {c_def} | {c_auto} | {c_log} "
+              f"| {r(b_auto)} | {r(b_log)} |")
+    print()
     for P in sorted(ceil):
         k = (P, "fpp", "ior", "ceiling")
-        print(f"| {P} | file per process | ior 1 MiB | ceiling | {len(bw[k])} | {fmt(ceil[P])} "
-              f"| {fmt(ceil_ops[P], 2)} | | | 1.00 |")
+        print(f"Ceiling, {P} clients (file per process, 1 MiB writes): {fmt(ceil[P])} MiB/s "
+              f"({fmt(ceil_ops[P], 2)} op_w/MiB) [{len(bw[k])}]  ")
+    print("Best hints: D1 = romio_cb_write=enable,cb_nodes=1,cb_config_list=*:*,"
+          "romio_no_indep_rw=true (deferred open, one aggregator); "
+          "nocb = romio_cb_write=disable.")
     ck = [k for k in keys if k[1] == "cache"]
     if ck:
         print()
