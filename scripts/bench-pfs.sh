@@ -16,7 +16,7 @@
 #   cache    item 5, on the first client count, interleaved 4 KiB independent calls
 #            (--cache-mib): ostio -I -O ostio_cache=enable against ROMIO independent
 #            and ostio's collective write of the same data; in the first --cache-reps
-#            repetitions (default 1: ROMIO's uncached 4 KiB writes run ~0.5 MiB/s)
+#            repetitions (default 1: ROMIO's uncached 4 KiB writes run at 0.5-2 MiB/s)
 #   ceiling  per client count: the same bytes, file per process, 1 MiB pwrites (-a posix -F)
 # around each run the OSDs' op_w (perf dump through their admin sockets, summed) is read;
 # the files are then removed and the counters left to settle before the next run.
@@ -33,7 +33,7 @@ build=build/h mib=64 indep_mib=8 cache_mib=64 reps=3 clients="2 4" sweep_div=4
 patterns="strided4k strided64k ior btio flash random" modes="coll indep" cache=1 cache_reps=1 out=bench-pfs.out
 while [ $# -gt 0 ]; do
   case $1 in
-  -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
   --build) build=$2; shift ;;
   --mib) mib=$2; shift ;;
   --indep-mib) indep_mib=$2; shift ;;
