@@ -10,8 +10,12 @@
  *                     one aggregator per host: on one machine, one);
  *                     noncontiguous calls: disable with romio_ds_X enable and
  *                     disable (each rank sieves its own holes);
- *                     enable, cb_nodes P, *:*, romio_no_indep_rw true (only
- *                     aggregators open the file)
+ *                     enable, *:*, romio_no_indep_rw true (only aggregators
+ *                     open the file: ROMIO's deferred open) with cb_nodes 1
+ *                     (when P > 1) and P. cb_nodes 1 matters on a file system
+ *                     that stops a client's caching once a second client has
+ *                     the file open (CephFS: docs/pfs.md): there the one
+ *                     aggregator alone opens it and its client caches
  *   independent calls romio_ds_X automatic (default); noncontiguous calls:
  *                     enable and disable. cb hints do not apply.
  *   striping          striping_factor P and 2P, striping_unit 1 MiB, only when
@@ -63,6 +67,10 @@ int ob_best_candidates(const ob_best_query *q, ob_hintset *out, int cap)
       add(out, cap, &n, (const char *const[][2]){{cb, "disable"}, {ds, "enable"}}, 2);
       add(out, cap, &n, (const char *const[][2]){{cb, "disable"}, {ds, "disable"}}, 2);
     }
+    if (P > 1)
+      add(out, cap, &n, (const char *const[][2]){{cb, "enable"}, {"cb_nodes", "1"},
+                                                 {"cb_config_list", "*:*"},
+                                                 {"romio_no_indep_rw", "true"}}, 4);
     char v[16];
     snprintf(v, sizeof v, "%d", P);
     add(out, cap, &n, (const char *const[][2]){{cb, "enable"}, {"cb_nodes", v},

@@ -42,12 +42,14 @@ static void test_candidates(void)
          "romio_cb_write=enable,cb_nodes=2,cb_config_list=*:*|"
          "romio_cb_write=disable,romio_ds_write=enable|"
          "romio_cb_write=disable,romio_ds_write=disable|"
+         "romio_cb_write=enable,cb_nodes=1,cb_config_list=*:*,romio_no_indep_rw=true|"
          "romio_cb_write=enable,cb_nodes=2,cb_config_list=*:*,romio_no_indep_rw=true");
   /* The read phase uses the read hints; contiguous: no data sieving candidates. */
   expect(cands(2, OB_PHASE_READ, 1, 0, 1, 0),
          "romio_cb_read=automatic|romio_cb_read=enable|romio_cb_read=disable|"
          "romio_cb_read=enable,cb_nodes=1,cb_config_list=*:*|"
          "romio_cb_read=enable,cb_nodes=2,cb_config_list=*:*|"
+         "romio_cb_read=enable,cb_nodes=1,cb_config_list=*:*,romio_no_indep_rw=true|"
          "romio_cb_read=enable,cb_nodes=2,cb_config_list=*:*,romio_no_indep_rw=true");
   /* cb_nodes 1, 2, 4, ... and P: 6 ranks -> 1 2 4 6. */
   const char *six = cands(6, OB_PHASE_WRITE, 1, 0, 1, 0);
@@ -73,7 +75,7 @@ static void test_candidates(void)
   ob_hintset h[OB_BEST_MAX_CAND];
   ob_best_query q = {.nprocs = 64, .collective = 1, .noncontig = 1, .romio = 1, .striping = 1};
   int n = ob_best_candidates(&q, h, OB_BEST_MAX_CAND);
-  CHECKF(n == 3 + 7 + 2 + 1 + 2, "64 ranks: %d candidates", n);
+  CHECKF(n == 3 + 7 + 2 + 2 + 2, "64 ranks: %d candidates", n);
   CHECK(ob_best_candidates(&q, h, 4) == 4);
 }
 
@@ -165,9 +167,9 @@ static void test_sweep_and_report(void)
   CHECK(ob_best_sweep(sw, OB_PHASE_WRITE, fake_phase, &calls) == 0 && sw->done);
   /* romio_cb_write=disable (index 2) and its two ds variants are fastest: the first wins. */
   CHECKF(sw->chosen == 2, "chosen %d", sw->chosen);
-  /* Each candidate runs until 0.3 s: 2 phases of 0.2 s, 6 of 0.05 s. */
+  /* Each candidate runs until 0.3 s: 2 phases of 0.2 s, 6 of 0.05 s (6 slow, 3 fast). */
   CHECK(sw->reps[0] == 2 && sw->reps[2] == 6 && sw->bw[2] == 2000.0 && sw->bw[0] == 500.0);
-  CHECK(calls == 5 * 2 + 3 * 6);
+  CHECK(calls == 6 * 2 + 3 * 6);
   /* The main phases: ostio 400 MiB/s, mpiio:best 200, mpiio 50. */
   double bw[3] = {400, 200, 50};
   for (int a = 0; a < 3; a++) {
@@ -190,7 +192,7 @@ static void test_sweep_and_report(void)
   if (f) ob_report_text(f, &c, &res), fclose(f);
   f = open_memstream(&json, &jl);
   if (f) ob_report_json(f, &c, &res), fclose(f);
-  CHECK(text && strstr(text, "mpiio:best write hints: romio_cb_write=disable (best of 8"));
+  CHECK(text && strstr(text, "mpiio:best write hints: romio_cb_write=disable (best of 9"));
   CHECK(text && strstr(text, "2.00x") && strstr(text, "8.00x") && strstr(text, "vs best"));
   CHECK(json && strstr(json, "\"baseline\": \"mpiio:best\""));
   CHECK(json && strstr(json, "\"mpiio_best\": {\n    \"write\": {\"hints\": "
