@@ -147,8 +147,17 @@ mount_client() { # ceph-fuse of node N (client.nodeN) at MNT inside its namespac
   h=$(holder_of "$n")
   pid_alive "$h" || die "node $n: no namespace holder (pfs.sh up first)"
   rm -f "$DIR/run/client.node$n.pid"
-  nsenter -t "$h" -m -- ceph-fuse -c "$CONF" --id "node$n" "$MNT" </dev/null >>"$DIR/log/ceph-fuse.node$n.out" 2>&1 ||
-    fail_daemon "client.node$n" "node $n: ceph-fuse failed to mount $MNT"
+  # One retry: ceph-fuse exited 1 once right after the MDS went active (its log ends at
+  # "init"; seen once here, on a loaded machine while another bed was starting).
+  local try
+  for try in 1 2; do
+    nsenter -t "$h" -m -- ceph-fuse -c "$CONF" --id "node$n" "$MNT" </dev/null \
+      >>"$DIR/log/ceph-fuse.node$n.out" 2>&1 && break
+    [ "$try" = 2 ] && fail_daemon "client.node$n" "node $n: ceph-fuse failed to mount $MNT (twice)"
+    echo "pfs.sh: node $n: ceph-fuse failed to mount $MNT; trying once more in 5 s" >&2
+    nsenter -t "$h" -m -- umount "$MNT" 2>/dev/null
+    sleep 5
+  done
   local i
   for i in $(seq "$WAIT"); do
     if nsenter -t "$h" -m -- mountpoint -q "$MNT" && nsenter -t "$h" -m -- stat -f "$MNT" >/dev/null 2>&1; then

@@ -15,7 +15,11 @@ pfs_require
 T=$(mktemp -d)
 trap '"$PFS" exec 0 rm -rf "$OSTIO_PFS_MNT/cmp"; rm -rf "$T"' EXIT
 
-ids=$("$PFS" mpiexec -n 2 sh -c 'getfattr --absolute-names --only-values -n ceph.client_id "$OSTIO_PFS_MNT"; echo " $PMI_RANK $OSTIO_TEST_RANKS_PER_NODE"')
+# Each rank writes its line to a file of its own: the launcher forwards the ranks'
+# output in chunks that can interleave mid-line on a loaded machine.
+"$PFS" mpiexec -n 2 sh -c 'printf "%s %s %s\n" "$(getfattr --absolute-names --only-values -n ceph.client_id "$OSTIO_PFS_MNT")" "$PMI_RANK" "$OSTIO_TEST_RANKS_PER_NODE" > "$1/id.$PMI_RANK"' sh "$T" ||
+  fail "pfs.sh mpiexec -n 2: the placement probe failed"
+ids=$(cat "$T"/id.0 "$T"/id.1) || fail "a rank of the placement probe wrote no line"
 echo "$ids"
 n=$(echo "$ids" | awk '{print $1}' | sort -u | wc -l)
 [ "$n" = 2 ] || fail "the 2 ranks are not on 2 different clients: $ids"
