@@ -364,6 +364,14 @@ int ob_parse_args(int argc, char **argv, ob_config *c, char *err, size_t cap)
     if (!any)
       return usage_err(err, cap, "--container: only ostio APIs write containers; add one to -a");
   }
+  for (int h = 0; h < c->nhints; h++) { /* -a ostio[:S] sets it; -O would be overridden */
+    if (strcmp(c->hint_key[h], "ostio_strategy") != 0) continue;
+    for (int i = 0; i < c->napis; i++)
+      if (c->apis[i].kind == OB_API_OSTIO)
+        return usage_err(err, cap, "-O ostio_strategy=%s: -a %s sets the strategy of its runs; "
+                         "write -a ostio:%s instead", c->hint_val[h], c->apis[i].name,
+                         c->hint_val[h]);
+  }
   if (c->best_given_set[0] || c->best_given_set[1]) {
     int any = 0;
     for (int i = 0; i < c->napis; i++) any |= c->apis[i].best;

@@ -410,6 +410,13 @@ static void test_ior_habits(void)
   refused("-a HDF5", "-a HDF5: ostio-bench has no HDF5 API", "scripts/bench-h5.sh");
   refused("-a ncmpi", "-a ncmpi:", "bench-pnetcdf-aggregation.sh");
   refused("-a MMAP", "-a MMAP:", "IOR's MPIIO and POSIX are accepted");
+  /* -a ostio sets ostio_strategy itself: a -O one would be silently overridden. */
+  refused("-a ostio -O ostio_strategy=even", "-O ostio_strategy=even: -a ostio sets",
+          "write -a ostio:even instead");
+  refused("-a mpiio,ostio:ost -O ostio_strategy=even", "-O ostio_strategy=even: -a ostio:ost sets",
+          "-a ostio:even");
+  CHECK(parse("-a mpiio+ostio -O ostio_strategy=even", &c, err, sizeof err) == OB_OK);
+  CHECK(c.nhints == 1 && !strcmp(c.hint_key[0], "ostio_strategy") && !strcmp(c.hint_val[0], "even"));
 
   CHECK(parse("-v -v -g -Y -N 4", &c, err, sizeof err) == OB_OK);
   CHECK(c.verbose == 2 && c.barriers == 1 && c.fsync_per_write == 1 && c.numtasks == 4);
