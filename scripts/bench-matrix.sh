@@ -3,7 +3,7 @@
 # and writes one JSON document per case plus tables.md (markdown tables of
 # the medians and ratios, made by scripts/bench-table.py).
 #
-#   scripts/bench-matrix.sh [--group G]... [--quick] [--only GLOB] [--iters N] [--build DIR] OUTDIR
+#   scripts/bench-matrix.sh [--group G]... [--quick] [--scale N] [--grow M] [--only GLOB] [--iters N] [--build DIR] OUTDIR
 #
 # --only GLOB runs only the cases whose name matches (e.g. 'ior_*', 'flash_disk').
 # Groups: plain (ior, strided 4 KiB and 47,008 B, flash; 2 ranks), ior-long
@@ -24,10 +24,13 @@
 #            4 KiB with 4 ranks.
 # --scale N  with auto: sizes divided by N (1, 2, 4 or 8; for a loaded machine,
 #            where phases last >= 0.3 s at a fraction of the size).
+# --grow M   with auto: sizes multiplied by M (1, 2, 4 or 8; on a quiet machine
+#            the default sizes give tmpfs read phases of ~0.1 s, below the 0.3 s
+#            floor: --grow 4 makes them ~0.35 s; btio keeps its class).
 # Default: plain. Disk = /tmp, tmpfs = /dev/shm (override DISK=, TMPFS=).
 set -euo pipefail
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
-groups=() iters=5 build=build-meas out= only='*' quick=0 scale=1
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
+groups=() iters=5 build=build-meas out= only='*' quick=0 scale=1 grow=1
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
     --only) only="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
     --scale) scale="$2"; shift 2 ;;
+    --grow) grow="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
     -*) echo "bench-matrix: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) out="$1"; shift ;;
@@ -92,7 +96,7 @@ plain_cases() { # np suffix
 # strategies auto can pick on these layouts run (ost and independent; aligned
 # only on one-object files, which the matrix has none of).
 AA=mpiio:best,mpiio,ostio,ostio:ost,ostio:independent
-div() { local v=$(($1 / $2)); echo $((v > 0 ? v : 1)); }
+div() { local v=$(($1 * grow / $2)); echo $((v > 0 ? v : 1)); }
 pat_args() { # pattern divisor -> ostio-bench flags (divisor 8: the sweep's size)
   case "$1" in
     ior) echo "-p ior -b 16m -t 1m -s $(div 16 "$2")" ;;
