@@ -146,6 +146,11 @@ int ostio__sizerec_format(const ostio__sizerec *r, char **text, size_t *len);
  * (host hash, pid, thread, counter, random; created with O_EXCL). path names
  * the container in errors. */
 int ostio__sizerec_write(int dirfd, const char *path, const ostio__sizerec *r);
+/* The same without the fsync before the rename: for records whose loss
+ * after a power failure costs nothing (a log container's `open` record:
+ * readers never trust it; the previous record, or a damaged one, is then
+ * read, and neither is trusted over the index logs). */
+int ostio__sizerec_write_light(int dirfd, const char *path, const ostio__sizerec *r);
 /* Reads it; OSTIO_ENOENT when there is none. */
 int ostio__sizerec_read(int dirfd, const char *path, ostio__sizerec *r);
 

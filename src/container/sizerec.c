@@ -95,7 +95,19 @@ static void tmp_name(char *buf, size_t cap)
            (uint32_t)ostio__fnv1a64(host, strlen(host)), (long)getpid(), (long)gettid(), n, rnd);
 }
 
+static int write_rec(int dirfd, const char *path, const ostio__sizerec *r, int durable);
+
 int ostio__sizerec_write(int dirfd, const char *path, const ostio__sizerec *r)
+{
+  return write_rec(dirfd, path, r, 1);
+}
+
+int ostio__sizerec_write_light(int dirfd, const char *path, const ostio__sizerec *r)
+{
+  return write_rec(dirfd, path, r, 0);
+}
+
+static int write_rec(int dirfd, const char *path, const ostio__sizerec *r, int durable)
 {
   char *text = NULL, tmp[128];
   size_t len = 0;
@@ -112,7 +124,7 @@ int ostio__sizerec_write(int dirfd, const char *path, const ostio__sizerec *r)
     goto done;
   }
   int e = ostio__write_full(fd, text, len);
-  if (e == 0 && fsync(fd) < 0) e = errno;
+  if (e == 0 && durable && fsync(fd) < 0) e = errno;
   if (e)
     rc = ostio__fail(ostio__from_errno(e), "%s: cannot write the size record: %s", path,
                      strerror(e));

@@ -289,8 +289,12 @@ static int log_open(ostio_file *fh, MPI_Info info)
     if ((rc = ostio__agree(fh->comm, rc)) < 0) return rc;
     if (!L->readable) ostio__logmap_free(&L->map);
   }
+  /* `open` is information only (readers never trust it, and the session's
+   * index log made just above already makes any clean record stale), so it
+   * is not fsync'ed: one synchronous round trip less per writing open. */
   if (L->writable && fh->rank == 0)
-    rc = ostio__sizerec_write(L->d->dirfd, fh->path, &(ostio__sizerec){.clean = 0, .size = L->size_base});
+    rc = ostio__sizerec_write_light(L->d->dirfd, fh->path,
+                                    &(ostio__sizerec){.clean = 0, .size = L->size_base});
   /* The first seq: above the session's start (every seq of an earlier
    * session is below it) and above what this job's processes issued or saw
    * (a handle of this container already open, the records just loaded). */

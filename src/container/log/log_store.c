@@ -326,10 +326,12 @@ static int lg_writable(ostio__store *s)
   }
   l->wactive = 1;
   l->epoch = 0;
-  /* A clean size record would let readers skip the indexes: say "open". */
+  /* Say "open" (information: the index log just made already makes a clean
+   * record stale, so it is not fsync'ed; docs/containers.md). */
   ostio__sizerec r;
   if (ostio__sizerec_read(l->d->dirfd, s->path, &r) == 0 && r.clean)
-    ostio__sizerec_write(l->d->dirfd, s->path, &(ostio__sizerec){.clean = 0, .size = r.size});
+    ostio__sizerec_write_light(l->d->dirfd, s->path,
+                               &(ostio__sizerec){.clean = 0, .size = r.size});
   ostio__clear_error();
   return 0;
 }

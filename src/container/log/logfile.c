@@ -543,11 +543,20 @@ int ostio__log_load_src(ostio__logdir *d, size_t i, ostio__logent **e, size_t *n
     if (errno == ENOENT) return 0; /* removed meanwhile: nothing to load */
     return sys_fail(what, "cannot open", errno);
   }
-  /* Data sizes now (the listing may be older than the records). */
-  int dfd = ostio__log_open_src(d, i, "data");
-  struct stat dst;
-  d->src[i].data_size = dfd >= 0 && fstat(dfd, &dst) == 0 ? (int64_t)dst.st_size : 0;
-  if (dfd >= 0) close(dfd);
+  /* The data log's size from the listing (it only grows while writers
+   * write); a record past it makes load_buf look again (data_size_now), so
+   * the data log is opened only when a writer appended since the listing.
+   * Opening every data log here cost a client a metadata round trip per
+   * writer at each close (issue 30). A staged copy on this node is not what
+   * the listing saw: its size is read now. */
+  if (local) {
+    int dfd = ostio__log_open_src(d, i, "data");
+    struct stat dst;
+    d->src[i].data_size = dfd >= 0 && fstat(dfd, &dst) == 0 ? (int64_t)dst.st_size : 0;
+    if (dfd >= 0) close(dfd);
+  } else if (!(s->flags & OSTIO__LOGSRC_DATA)) {
+    d->src[i].data_size = 0;
+  }
   int rc = load_fd(d, what, fd, s, e, n, cap, st);
   close(fd);
   return rc;
