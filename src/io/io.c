@@ -443,7 +443,10 @@ static int merge(ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
     }
     if (r[i].len > 0) m[k++] = r[i];
   }
-  if (k > 1) qsort(m, k, sizeof *m, by_offset);
+  /* the engine's extents come sorted (plan_local_in): no qsort then */
+  size_t unsorted = 0;
+  for (size_t i = 1; i < k && !unsorted; i++) unsorted = m[i - 1].off > m[i].off;
+  if (unsorted) qsort(m, k, sizeof *m, by_offset);
   size_t j = 0;
   for (size_t i = 0; i < k; i++) {
     if (j > 0) {
