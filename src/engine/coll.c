@@ -85,6 +85,46 @@ static int summarize(const int64_t *all, int nprocs, ostio__span *sp, ostio__cal
   return worst;
 }
 
+/* The stride and piece length of n sorted extents when they are regular
+ * (n >= 2, every length and every step between starts the same), else 0. */
+static void regular(const ostio__ext *e, size_t n, int64_t *stride, int64_t *plen)
+{
+  *stride = *plen = 0;
+  if (n < 2) return;
+  int64_t s = e[1].off - e[0].off, l = e[0].len;
+  for (size_t i = 1; i < n; i++)
+    if (e[i].len != l || e[i].off - e[i - 1].off != s) return;
+  *stride = s;
+  *plen = l;
+}
+
+/* 1 when the interleaved ranks' extents provably share no byte from the
+ * summaries alone: every rank with extents is regular with the same stride
+ * S and piece length L, and its first offset modulo S (its residue) is at
+ * least L away from every other rank's, around the circle of S. Pieces
+ * a0 + iS and b0 + jS then never meet, whatever i and j. Any other case
+ * (0) is checked by exchanging the offsets (two_phase, check_only). res:
+ * P entries of scratch. */
+static int disjoint_by_stride(const int64_t *all, int nprocs, ostio__span *res)
+{
+  int64_t S = 0, L = 0;
+  int m = 0;
+  for (int i = 0; i < nprocs; i++) {
+    const int64_t *s = all + (size_t)i * OSTIO__SUM_N;
+    if (s[OSTIO__SUM_NEXT] == 0) continue;
+    if (s[OSTIO__SUM_STRIDE] <= 0 || (m && (s[OSTIO__SUM_STRIDE] != S || s[OSTIO__SUM_PLEN] != L)))
+      return 0;
+    S = s[OSTIO__SUM_STRIDE];
+    L = s[OSTIO__SUM_PLEN];
+    res[m++] = (ostio__span){s[OSTIO__SUM_LO] % S, 0};
+  }
+  if (m < 2 || L > S) return 0;
+  qsort(res, (size_t)m, sizeof *res, span_cmp);
+  for (int i = 1; i < m; i++)
+    if (res[i].lo - res[i - 1].lo < L) return 0;
+  return S - res[m - 1].lo + res[0].lo >= L;
+}
+
 void ostio__engine_count_objects(const ostio__engine_ctx *x, const void *r, size_t n,
                                  size_t stride)
 {
@@ -138,7 +178,9 @@ int ostio__engine_coll_checked(const ostio__engine_ctx *x, int local_rc, int is_
   if (rc == 0 && bytes > 0 && !buf)
     rc = ostio__fail(OSTIO_EINVAL, "NULL buffer for %lld bytes", (long long)bytes);
 
-  int64_t mine[OSTIO__SUM_N] = {rc, lo, hi, bytes, (int64_t)ne};
+  int64_t stride = 0, plen = 0;
+  if (rc == 0) regular(e, ne, &stride, &plen);
+  int64_t mine[OSTIO__SUM_N] = {rc, lo, hi, bytes, (int64_t)ne, stride, plen};
   int64_t *all = x->scratch->gather;
   if (MPI_Allgather(mine, OSTIO__SUM_N, MPI_INT64_T, all, OSTIO__SUM_N, MPI_INT64_T,
                     x->comm) != MPI_SUCCESS) {
@@ -164,7 +206,8 @@ int ostio__engine_coll_checked(const ostio__engine_ctx *x, int local_rc, int is_
     rc = 0;
   } else if (!s->exchange) {
     rc = 0;
-    if (c.interleaved && P > 1) rc = ostio__two_phase(x, is_write, s, &c, e, ne, buf, 1);
+    if (c.interleaved && P > 1 && !disjoint_by_stride(all, P, x->scratch->spans))
+      rc = ostio__two_phase(x, is_write, s, &c, e, ne, buf, 1);
     if (rc == 0) rc = ostio__agree(x->comm, local_io(x, is_write, e, ne, buf));
   } else {
     rc = ostio__two_phase(x, is_write, s, &c, e, ne, buf, 0);

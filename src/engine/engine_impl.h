@@ -11,9 +11,12 @@
 #include "engine/xfer.h"
 #include "plan/plan.h"
 
-/* The call summary each rank contributes to the first Allgather. */
+/* The call summary each rank contributes to the first Allgather. STRIDE
+ * and PLEN: the rank's extents are two or more of PLEN bytes each, STRIDE
+ * bytes apart (both 0 otherwise): coll.c then proves interleaved ranks
+ * disjoint without exchanging their offsets. */
 enum { OSTIO__SUM_RC, OSTIO__SUM_LO, OSTIO__SUM_HI, OSTIO__SUM_BYTES, OSTIO__SUM_NEXT,
-       OSTIO__SUM_N };
+       OSTIO__SUM_STRIDE, OSTIO__SUM_PLEN, OSTIO__SUM_N };
 
 typedef struct ostio__span {
   int64_t lo, hi;

@@ -118,7 +118,6 @@ static void count_stripes(ostio__io *io, int64_t off, size_t len)
 void ostio__io_call_begin(ostio__io *io, int is_write, const ostio__io_preq *q, size_t done,
                           size_t len, ostio__io_call *c)
 {
-  int64_t off = ostio__io_logical(io, q->obj, q->off + (int64_t)done);
   int64_t nth = is_write ? ++io->nwrites : ++io->nreads;
   const ostio__fault *f = &io->fault;
   c->fault = -1;
@@ -134,7 +133,7 @@ void ostio__io_call_begin(ostio__io *io, int is_write, const ostio__io_preq *q, 
   if (!io->stats) return;
   ostio__stat_add(io->stats, is_write ? OSTIO__STAT_sys_writes : OSTIO__STAT_sys_reads, 1);
   ostio__stat_hist(io->stats, is_write, (int64_t)c->len);
-  if (is_write) count_stripes(io, off, c->len);
+  if (is_write) count_stripes(io, ostio__io_logical(io, q->obj, q->off + (int64_t)done), c->len);
   if (q->obj >= 0 && io->obj_used && !(io->obj_used[q->obj] & (is_write ? 1 : 2))) {
     io->obj_used[q->obj] |= is_write ? 1 : 2;
     ostio__stat_add(io->stats, is_write ? OSTIO__STAT_objfiles_written
@@ -443,7 +442,10 @@ static int merge(ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
     }
     if (r[i].len > 0) m[k++] = r[i];
   }
-  if (k > 1) qsort(m, k, sizeof *m, by_offset);
+  /* the engine's extents come sorted (plan_local_in): no qsort then */
+  size_t unsorted = 0;
+  for (size_t i = 1; i < k && !unsorted; i++) unsorted = m[i - 1].off > m[i].off;
+  if (unsorted) qsort(m, k, sizeof *m, by_offset);
   size_t j = 0;
   for (size_t i = 0; i < k; i++) {
     if (j > 0) {

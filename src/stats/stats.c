@@ -80,17 +80,16 @@ static const ostio__stat_id piece_ids[2][6] = {
                         OSTIO__STAT_app_read_stride, OSTIO__STAT_app_read_piece_max},
 };
 
-void ostio__stats_piece(ostio__stats *s, int is_write, int64_t off, int64_t len)
+/* One piece of one direction: id, c and q found once per call by the
+ * callers; b its size's bucket. off >= 0, len > 0, off + len <= INT64_MAX
+ * (checked by the callers). */
+static inline void piece_add(const ostio__stat_id *id, int64_t *c, int64_t *ph,
+                             ostio__stats_seq *q, int64_t off, int64_t len, int b)
 {
-  if (!s || off < 0 || len <= 0 || len > INT64_MAX - off) return;
-  int h = is_write ? OSTIO__HIST_WRITE : OSTIO__HIST_READ;
-  const ostio__stat_id *id = piece_ids[h];
-  ostio__stats_seq *q = &s->seq[h];
-  int64_t *c = s->c;
   c[id[0]]++;
   c[id[1]] = ostio__stats_sat_add(c[id[1]], len);
   if (len > c[id[5]]) c[id[5]] = len;
-  s->phist[h][ostio__stats_hist_bucket(len)]++;
+  ph[b]++;
   if (q->have && off == q->end) {
     c[id[2]]++;
   } else if (q->have && off > q->start) {
@@ -103,24 +102,44 @@ void ostio__stats_piece(ostio__stats *s, int is_write, int64_t off, int64_t len)
   q->have = 1;
 }
 
+void ostio__stats_piece(ostio__stats *s, int is_write, int64_t off, int64_t len)
+{
+  if (!s || off < 0 || len <= 0 || len > INT64_MAX - off) return;
+  int h = is_write ? OSTIO__HIST_WRITE : OSTIO__HIST_READ;
+  piece_add(piece_ids[h], s->c, s->phist[h], &s->seq[h], off, len,
+            ostio__stats_hist_bucket(len));
+}
+
+/* The bucket of the last length is kept: a call's pieces are mostly of one
+ * size. */
 void ostio__stats_pieces(ostio__stats *s, int is_write, const ostio_extent *ext, size_t n)
 {
-  int64_t off = 0, end = 0;
-  int open = 0;
+  int64_t off = 0, end = 0, memo_len = -1;
+  int open = 0, b = 0;
   if (!s || !ext) return;
-  for (size_t i = 0; i < n; i++) {
-    int64_t o = ext[i].offset, l = ext[i].length;
-    if (l <= 0) continue;
-    if (open && o == end && l <= INT64_MAX - end) {
-      end += l;
-      continue;
+  int h = is_write ? OSTIO__HIST_WRITE : OSTIO__HIST_READ;
+  const ostio__stat_id *id = piece_ids[h];
+  int64_t *c = s->c, *ph = s->phist[h];
+  ostio__stats_seq *q = &s->seq[h];
+  for (size_t i = 0; i <= n; i++) {
+    int64_t o = 0, l = 0;
+    if (i < n) {
+      o = ext[i].offset;
+      l = ext[i].length;
+      if (l <= 0) continue;
+      if (open && o == end && l <= INT64_MAX - end) {
+        end += l;
+        continue;
+      }
     }
-    if (open) ostio__stats_piece(s, is_write, off, end - off);
+    if (open && off >= 0 && end > off) { /* the piece before this extent (or the last) */
+      if (end - off != memo_len) b = ostio__stats_hist_bucket(memo_len = end - off);
+      piece_add(id, c, ph, q, off, end - off, b);
+    }
     off = o;
     end = l <= INT64_MAX - o ? o + l : o;
     open = 1;
   }
-  if (open) ostio__stats_piece(s, is_write, off, end - off);
 }
 
 /* Shown in the text report even when zero on every rank. */
