@@ -61,13 +61,15 @@ static int send_all(ostio__cache *c)
   return rc;
 }
 
-/* 1 when the n shipped records lie in their chunk of bytes and in a page. */
+/* 1 when the n shipped records lie in their chunk of bytes and in a page,
+ * with that page's owner and set (they index the windows). */
 static int chunk_ok(const ostio__cache *c, const ostio__cache_wrec *r, int64_t n, int64_t bytes)
 {
   for (int64_t k = 0; k < n; k++)
     if (r[k].len < 0 || r[k].at < 0 || r[k].at > bytes - r[k].len || r[k].in_page < 0 ||
         r[k].in_page > c->geom.page - r[k].len || r[k].page < 0 ||
-        r[k].page > c->geom.last_page)
+        r[k].page > c->geom.last_page || r[k].owner != ostio__cache_owner(&c->geom, r[k].page) ||
+        r[k].set != ostio__cache_set_of(&c->wl, r[k].page))
       return 0;
   return 1;
 }
