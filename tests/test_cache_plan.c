@@ -289,6 +289,37 @@ static void bypass_rule(void)
   ostio__layout_destroy(l);
 }
 
+/* The one-client rule: owners are the candidates on the flusher's node, in
+ * the candidates' order; bad arguments refused with a detail. */
+static void one_client_owners(void)
+{
+  /* 6 ranks on 3 nodes (ids are the nodes' lowest ranks), candidates spread
+   * over nodes as find_aggregators orders them. */
+  int node_of[6] = {0, 0, 2, 2, 4, 4}, elig[6] = {0, 2, 4, 1, 3, 5}, out[6];
+  CHECK(ostio__cache_one_client_owners(elig, 6, node_of, 6, 0, out) == 2);
+  CHECK(out[0] == 0 && out[1] == 1);
+  CHECK(ostio__cache_one_client_owners(elig, 6, node_of, 6, 2, out) == 2);
+  CHECK(out[0] == 2 && out[1] == 3);
+  /* cb_nodes-like lists: only some candidates, one of them on the node. */
+  int some[2] = {4, 0};
+  CHECK(ostio__cache_one_client_owners(some, 2, node_of, 6, 4, out) == 1 && out[0] == 4);
+  /* One rank per node (the CephFS bed): the flusher alone. */
+  int per[2] = {0, 1}, e2[2] = {0, 1};
+  CHECK(ostio__cache_one_client_owners(e2, 2, per, 2, 0, out) == 1 && out[0] == 0);
+  /* One node: everyone, as without the rule. */
+  int same[3] = {0, 0, 0}, e3[3] = {0, 1, 2};
+  CHECK(ostio__cache_one_client_owners(e3, 3, same, 3, 0, out) == 3);
+  /* No candidate on the flusher's node; a flusher or candidate out of range. */
+  int far[1] = {2};
+  CHECK(ostio__cache_one_client_owners(far, 1, node_of, 6, 0, out) == OSTIO_EINVAL &&
+        has("no aggregator candidate on the node of rank 0"));
+  CHECK(ostio__cache_one_client_owners(e3, 3, same, 3, 3, out) == OSTIO_EINVAL);
+  int bad[1] = {7};
+  CHECK(ostio__cache_one_client_owners(bad, 1, node_of, 6, 0, out) == OSTIO_EINVAL &&
+        has("candidate 0 is rank 7"));
+  CHECK(ostio__cache_one_client_owners(e3, 0, same, 3, 0, out) == OSTIO_EINVAL);
+}
+
 int main(void)
 {
   set_ranks();
@@ -300,5 +331,6 @@ int main(void)
   split_reference(seed);
   huge_offsets();
   bypass_rule();
+  one_client_owners();
   return TEST_DONE();
 }

@@ -24,6 +24,11 @@ int main(void)
   CHECK(ostio__cache_wbuf_bytes((int64_t)1 << 20) == (int64_t)64 << 10);
   CHECK(ostio__cache_wbuf_bytes(3 * P) == 12288);
   CHECK(ostio__cache_wbuf_bytes(65535) == 0);
+  /* A shipping rank (the one-client rule): the whole cache, at most 1 GiB. */
+  CHECK(ostio__cache_wbuf_bytes_shipping((int64_t)64 << 20) == (int64_t)64 << 20);
+  CHECK(ostio__cache_wbuf_bytes_shipping((int64_t)4 << 30) == (int64_t)1 << 30);
+  CHECK(ostio__cache_wbuf_bytes_shipping(4095) == 0);
+  CHECK(ostio__cache_wbuf_bytes_shipping(4096) == 4096);
 
   /* A disabled buffer takes nothing. */
   ostio__cache_wbuf w;

@@ -69,7 +69,7 @@ int ostio__cache_unlock(ostio__cache *c, int owner, int64_t set)
 
 /* The engine's aggregator count for `ost` (strategies.c's default rule,
  * then cb_nodes), so the cache's owners are the ranks that would aggregate. */
-static int aggregators(const ostio__cache_file *f, const ostio_layout *l)
+static int aggregators(const ostio__cache_file *f, const ostio_layout *l, int neligible)
 {
   int64_t best = 1, r = f->hints->romio_lustre_co_ratio;
   for (int i = 0; i < l->ncomp; i++) {
@@ -77,25 +77,75 @@ static int aggregators(const ostio__cache_file *f, const ostio_layout *l)
     if (n > best) best = n;
   }
   if (ostio__hints_given(f->hints, "cb_nodes")) best = f->hints->cb_nodes;
-  if (best > f->neligible) best = f->neligible;
+  if (best > neligible) best = neligible;
   if (best > f->nprocs) best = f->nprocs;
   return best < 1 ? 1 : (int)best;
 }
 
-static int setup(ostio__cache *c, const ostio__cache_file *f)
+/* Collective: node_of[r] = the lowest rank of rank r's node (as the engine
+ * counts nodes: ostio__node_split, which honours OSTIO_TEST_RANKS_PER_NODE). */
+static int node_ids(const ostio__cache_file *f, int **out)
 {
+  *out = NULL;
+  MPI_Comm node;
+  int leader = f->rank;
+  int rc = ostio__node_split(f->comm, &node) == MPI_SUCCESS ? 0
+           : ostio__fail(OSTIO_EMPI, "cache: cannot split the communicator into nodes");
+  if (rc == 0) {
+    MPI_Allreduce(&f->rank, &leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+  }
+  int *ids = malloc((size_t)f->nprocs * sizeof *ids);
+  if (rc == 0 && !ids) rc = ostio__fail(OSTIO_ENOMEM, "cache: out of memory for %d node ids",
+                                        f->nprocs);
+  if ((rc = ostio__agree(f->comm, rc)) == 0 &&
+      MPI_Allgather(&leader, 1, MPI_INT, ids, 1, MPI_INT, f->comm) != MPI_SUCCESS)
+    rc = ostio__fail(OSTIO_EMPI, "cache: MPI_Allgather of node ids failed");
+  if (rc < 0) free(ids);
+  else *out = ids;
+  return rc;
+}
+
+/* The owners (c->owners, c->naggr candidates) and, under the one-client
+ * rule, who ships its writes to the flusher (docs/cache.md, "One writing
+ * client"). node_of: NULL without the rule. */
+static int pick_owners(ostio__cache *c, const ostio__cache_file *f, const int *node_of)
+{
+  int n = f->neligible < 1 ? 1 : f->neligible;
+  c->owners = malloc((size_t)n * sizeof *c->owners);
+  c->shippers = malloc((size_t)c->nprocs * sizeof *c->shippers);
+  if (!c->owners || !c->shippers)
+    return ostio__fail(OSTIO_ENOMEM, "cache: out of memory for %d ranks' roles", c->nprocs);
+  if (!node_of) {
+    memcpy(c->owners, f->eligible, (size_t)f->neligible * sizeof *c->owners);
+    return f->neligible;
+  }
+  c->one_client = 1;
+  c->flusher = f->home;
+  n = ostio__cache_one_client_owners(f->eligible, f->neligible, node_of, f->nprocs, f->home,
+                                     c->owners);
+  for (int r = 0; n > 0 && r < c->nprocs; r++)
+    if (node_of[r] != node_of[f->home]) c->shippers[c->nshippers++] = r;
+  c->ships = n > 0 && node_of[c->rank] != node_of[f->home];
+  return n;
+}
+
+static int setup(ostio__cache *c, const ostio__cache_file *f, const int *node_of)
+{
+  int nowners = pick_owners(c, f, node_of);
+  if (nowners < 0) return nowners;
   const ostio_layout *l = f->layout;
   if (!l) {
     int64_t page = f->hints->ostio_cache_page ? f->hints->ostio_cache_page : DEFAULT_PAGE;
-    int rc = ostio__layout_simple(page, f->neligible < 1 ? 1 : f->neligible, -1, &c->own_layout);
+    int rc = ostio__layout_simple(page, nowners < 1 ? 1 : nowners, -1, &c->own_layout);
     if (rc < 0) return rc;
     l = c->own_layout;
   }
   c->layout = l;
   ostio__cache_params p;
   ostio__cache_params_from_hints(f->hints, &p);
-  c->naggr = aggregators(f, l);
-  int rc = ostio__cache_geom_init(&c->geom, l, &p, f->eligible, c->naggr);
+  c->naggr = aggregators(f, l, nowners);
+  int rc = ostio__cache_geom_init(&c->geom, l, &p, c->owners, c->naggr);
   if (rc < 0) return rc;
   if (c->geom.page > INT_MAX)
     return ostio__fail(OSTIO_EHINT, "hint ostio_cache_page: a page of %" PRId64 " bytes is "
@@ -104,8 +154,15 @@ static int setup(ostio__cache *c, const ostio__cache_file *f)
   if ((rc = ostio__cache_win_layout_init(&c->wl, c->geom.pool_pages, c->geom.page)) < 0)
     return rc;
   for (int a = 0; a < c->naggr; a++)
-    if (f->eligible[a] == c->rank) c->owner = 1;
-  if ((rc = ostio__cache_wbuf_init(&c->wb, ostio__cache_wbuf_bytes(p.size))) < 0) return rc;
+    if (c->owners[a] == c->rank) c->owner = 1;
+  int64_t wb = c->ships ? ostio__cache_wbuf_bytes_shipping(p.size) : ostio__cache_wbuf_bytes(p.size);
+  if ((rc = ostio__cache_wbuf_init(&c->wb, wb)) < 0) return rc;
+  if (c->ships || (c->one_client && c->rank == c->flusher && c->nshippers > 0)) {
+    c->ship_rec = malloc(OSTIO__CACHE_SHIP_RECS * sizeof *c->ship_rec);
+    c->ship_data = malloc((size_t)OSTIO__CACHE_SHIP_BYTES);
+    if (!c->ship_rec || !c->ship_data)
+      return ostio__fail(OSTIO_ENOMEM, "cache: out of memory for a chunk of shipped writes");
+  }
   c->meta = malloc((size_t)c->wl.set_bytes);
   c->bounce = malloc((size_t)c->geom.page);
   if (!c->meta || !c->bounce)
@@ -126,7 +183,9 @@ static int make_window(ostio__cache *c)
     }
   }
   c->memory = (c->owner ? c->wl.bytes : 0) + c->wl.set_bytes + c->geom.page +
-              ostio__cache_wbuf_memory(&c->wb) + (int64_t)sizeof *c;
+              ostio__cache_wbuf_memory(&c->wb) + (int64_t)sizeof *c +
+              (c->ship_data ? OSTIO__CACHE_SHIP_BYTES +
+                              OSTIO__CACHE_SHIP_RECS * (int64_t)sizeof *c->ship_rec : 0);
   return 0;
 }
 
@@ -136,6 +195,10 @@ static void destroy(ostio__cache *c)
   ostio__cache_xwin_free(c);
   ostio__layout_destroy(c->own_layout);
   free(c->peer);
+  free(c->owners);
+  free(c->shippers);
+  free(c->ship_rec);
+  free(c->ship_data);
   free(c->meta);
   free(c->bounce);
   ostio__cache_wbuf_free(&c->wb);
@@ -152,8 +215,15 @@ int ostio__cache_open(const ostio__cache_file *f, ostio__cache **out)
     *c = (ostio__cache){.comm = f->comm, .rank = f->rank, .nprocs = f->nprocs,
                         .b = f->backing, .can_fill = f->can_fill, .st = f->stats,
                         .win = MPI_WIN_NULL, .atomic = f->hints->ostio_atomic};
-    rc = setup(c, f);
   }
+  /* Collective on every rank (one_client is the same everywhere). */
+  int *node_of = NULL;
+  if (f->one_client) {
+    int r = node_ids(f, &node_of);
+    if (rc == 0) rc = r;
+  }
+  if (c && rc == 0) rc = setup(c, f, node_of);
+  free(node_of);
   /* Everyone makes the window only when every rank's set-up worked. */
   if ((rc = ostio__agree(f->comm, rc)) < 0) goto fail;
   rc = make_window(c);
@@ -181,7 +251,13 @@ int ostio__cache_flush(ostio__cache *c, int drop)
    * complete before it returned (cache.h); ostio__cache_xsync then makes them
    * visible to this rank's loads. A drain that failed keeps its pieces
    * (a later flush retries them) and its error is agreed below. */
-  int rc = ostio__cache_drain(c);
+  int rc = c->ships ? 0 : ostio__cache_drain(c);
+  if (c->one_client) {
+    /* The one-client rule: a shipping rank's writes go to the flusher, which
+     * puts them in the pages; no byte leaves from its client. */
+    int r = ostio__cache_ship(c);
+    if (rc == 0) rc = r;
+  }
   int rb = ostio__barrier_yield(c->comm, "cache: a flush");
   if (rc == 0) rc = rb;
   ostio__cache_xsync(c);
@@ -201,6 +277,14 @@ int ostio__cache_flush(ostio__cache *c, int drop)
   if (rc == 0) {
     c->local_end = 0;
     c->wrote = 0;
+    /* Shipped and in the pages (written back above): the buffer is empty.
+     * After a failed flush a shipping rank keeps it all and ships it again
+     * at the next flush (the same bytes in the same order: nothing lost,
+     * nothing older put over newer). */
+    if (c->ships) {
+      for (size_t i = 0; i < c->wb.nrec; i++) c->wb.rec[i].len = 0;
+      ostio__cache_wbuf_compact(&c->wb, c->geom.page);
+    }
   }
   return rc;
 }

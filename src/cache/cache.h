@@ -44,6 +44,11 @@ typedef struct ostio__cache_file {
   int can_fill;                /* backing.read works here (0: a file this rank
                                 * may only write: a write of part of a page
                                 * that is not cached goes to the file)       */
+  int one_client;              /* the file system stops every client's caching
+                                * of a file at a second opener and the ranks
+                                * span nodes: only home's node touches the
+                                * file (docs/cache.md, "One writing client")  */
+  int home;                    /* the rank holding the file open: the flusher */
 } ostio__cache_file;
 
 /* Collective. *out = NULL (and 0) when the hint ostio_cache is not

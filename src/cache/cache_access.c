@@ -237,7 +237,8 @@ static int try_read(ostio__cache *c, const ostio__cache_piece *p, unsigned char 
 static int read_around(ostio__cache *c, const ostio__cache_piece *p, unsigned char *buf,
                        int *rc)
 {
-  if (c->wrote) return 0;
+  /* A shipping rank (the one-client rule) reads no file it need not open. */
+  if (c->wrote || c->ships) return 0;
   ostio__stat_add(c->st, OSTIO__STAT_cache_misses, 1);
   *rc = c->b.read(c->b.ctx, p->page * c->geom.page + p->in_page, buf, (size_t)p->len);
   return 1;
@@ -273,7 +274,8 @@ static int piece(ostio__cache *c, const ostio__cache_piece *p, int is_write, uns
  * page's set lock: into the cached page (read in first unless a piece
  * covers all of it), or straight to the file when the page cannot be
  * cached now (as an unbuffered write would). */
-static int drain_page(ostio__cache *c, const ostio__cache_wrec *r, size_t n)
+static int drain_page(ostio__cache *c, const ostio__cache_wrec *r, size_t n,
+                      const unsigned char *arena)
 {
   int64_t P = c->geom.page;
   int whole = 0;
@@ -300,7 +302,6 @@ static int drain_page(ostio__cache *c, const ostio__cache_wrec *r, size_t n)
       }
     }
   }
-  const unsigned char *arena = c->wb.arena;
   if (rc == 0 && way < 0) {
     for (size_t k = 0; rc == 0 && k < n; k++)
       rc = c->b.write(c->b.ctx, r[k].page * P + r[k].in_page, arena + r[k].at, (size_t)r[k].len);
@@ -323,32 +324,40 @@ static int drain_page(ostio__cache *c, const ostio__cache_wrec *r, size_t n)
   return rc < 0 ? rc : r2;
 }
 
-int ostio__cache_drain(ostio__cache *c)
+int ostio__cache_drain_recs(ostio__cache *c, ostio__cache_wrec *rec, size_t nrec,
+                            const unsigned char *arena)
 {
-  ostio__cache_wbuf *w = &c->wb;
-  if (w->nrec == 0) return 0;
-  ostio__cache_wbuf_order(w);
+  if (nrec == 0) return 0;
+  ostio__cache_wrec_order(rec, nrec);
   /* Ranks writing interleaved bytes hold the same pages and drain at about
    * the same time: each starts at its own share of its pages (rank r at
    * the r/P-th) and wraps around, so they rarely want one lock at once. One
    * lock is held at a time, so any order is free of deadlock. */
   size_t groups = 0, first = 0;
-  for (size_t i = 0; i < w->nrec; i++) groups += i == 0 || w->rec[i].page != w->rec[i - 1].page;
+  for (size_t i = 0; i < nrec; i++) groups += i == 0 || rec[i].page != rec[i - 1].page;
   size_t skip = (size_t)((double)groups * c->rank / c->nprocs);
-  for (size_t i = 0, g = 0; i < w->nrec; i++)
-    if (i == 0 || w->rec[i].page != w->rec[i - 1].page) {
+  for (size_t i = 0, g = 0; i < nrec; i++)
+    if (i == 0 || rec[i].page != rec[i - 1].page) {
       if (g++ == skip) {
         first = i;
         break;
       }
     }
   int rc = 0;
-  for (size_t n = 0, i = first, j; rc == 0 && n < w->nrec; n += j - i, i = j % w->nrec) {
-    for (j = i + 1; j < w->nrec && w->rec[j].page == w->rec[i].page; j++) {
+  for (size_t n = 0, i = first, j; rc == 0 && n < nrec; n += j - i, i = j % nrec) {
+    for (j = i + 1; j < nrec && rec[j].page == rec[i].page; j++) {
     }
-    if ((rc = drain_page(c, &w->rec[i], j - i)) == 0)
-      for (size_t k = i; k < j; k++) w->rec[k].len = 0;
+    if ((rc = drain_page(c, &rec[i], j - i, arena)) == 0)
+      for (size_t k = i; k < j; k++) rec[k].len = 0;
   }
+  return rc;
+}
+
+int ostio__cache_drain(ostio__cache *c)
+{
+  ostio__cache_wbuf *w = &c->wb;
+  if (w->nrec == 0) return 0;
+  int rc = ostio__cache_drain_recs(c, w->rec, w->nrec, w->arena);
   ostio__cache_wbuf_compact(w, c->geom.page);
   return rc;
 }

@@ -34,7 +34,22 @@ struct ostio__cache {
   int64_t memory;                /* bytes held on this rank                  */
   ostio__cache_wbuf wb;          /* this rank's write-behind buffer          */
   int wrote;                     /* this rank wrote since the last flush     */
+  /* The one-client rule (docs/cache.md, "One writing client"): owners are
+   * the candidates on the flusher's node (owners[naggr], the geometry's
+   * aggregator list); a rank of another node (ships) keeps its writes until
+   * each collective flush and sends them to the flusher, which puts them in
+   * the pages. shippers: those ranks, known on the flusher. */
+  int one_client, flusher, ships;
+  int *owners;
+  int *shippers;
+  int nshippers;
+  ostio__cache_wrec *ship_rec;   /* one chunk of shipped pieces (shippers and  */
+  unsigned char *ship_data;      /* the flusher only)                          */
 };
+
+/* One chunk of pieces shipped to the flusher (cache_ship.c). */
+#define OSTIO__CACHE_SHIP_BYTES ((int64_t)1 << 20)
+#define OSTIO__CACHE_SHIP_RECS 4096
 
 /* The slots of set s in this rank's own window (owners only). */
 static inline ostio__cache_slot *ostio__cache_local_slots(ostio__cache *c, int64_t s)
@@ -78,6 +93,16 @@ int ostio__cache_access(ostio__cache *c, const ostio__cache_seg *sg, size_t n);
  * file when a page has no room); what could not be moved stays buffered
  * and the first error is returned. */
 int ostio__cache_drain(ostio__cache *c);
+/* The same for n records whose bytes are in arena (ordered here; each
+ * record that landed gets len 0): this rank's buffer or pieces shipped to
+ * it. */
+int ostio__cache_drain_recs(ostio__cache *c, ostio__cache_wrec *rec, size_t n,
+                            const unsigned char *arena);
+/* Collective at a flush under the one-client rule (cache_ship.c): every
+ * shipping rank sends its buffered pieces to the flusher, which drains them
+ * into the pages; other ranks return at once. The shippers keep their
+ * buffers (the caller empties them once the flush is agreed). */
+int ostio__cache_ship(ostio__cache *c);
 
 int ostio__cache_lock(ostio__cache *c, int owner, int64_t set);
 int ostio__cache_unlock(ostio__cache *c, int owner, int64_t set);

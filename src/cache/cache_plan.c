@@ -151,3 +151,23 @@ int ostio__cache_split_fill(ostio__cache_split *s, ostio__cache_piece *p, size_t
   }
   return s->pos < s->end;
 }
+
+int ostio__cache_one_client_owners(const int *eligible, int neligible, const int *node_of,
+                                   int nprocs, int flusher, int *out)
+{
+  if (!eligible || !node_of || !out || neligible < 1 || flusher < 0 || flusher >= nprocs)
+    return ostio__fail(OSTIO_EINVAL, "cache: %d candidates, flusher %d of %d ranks (expected "
+                       "at least one candidate and a flusher that is a rank)",
+                       neligible, flusher, nprocs);
+  int n = 0;
+  for (int i = 0; i < neligible; i++) {
+    int r = eligible[i];
+    if (r < 0 || r >= nprocs)
+      return ostio__fail(OSTIO_EINVAL, "cache: candidate %d is rank %d of %d", i, r, nprocs);
+    if (node_of[r] == node_of[flusher]) out[n++] = r;
+  }
+  if (n == 0)
+    return ostio__fail(OSTIO_EINVAL, "cache: no aggregator candidate on the node of rank %d, "
+                       "which must write the file back alone (the one-client rule)", flusher);
+  return n;
+}

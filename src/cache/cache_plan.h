@@ -84,4 +84,15 @@ int ostio__cache_split_next(ostio__cache_split *s, ostio__cache_piece *p);
  * 0 when the request is done, negative on error (*n pieces are good). */
 int ostio__cache_split_fill(ostio__cache_split *s, ostio__cache_piece *p, size_t cap, size_t *n);
 
+/* The one-client rule (docs/cache.md, "One writing client"): on a file
+ * system that stops every client's caching of a file as soon as a second
+ * client opens it, only the flusher's node touches the file, so only ranks
+ * there may own pages. node_of[r] names rank r's node (equal ids: one node),
+ * r < nprocs. Writes the aggregator candidates on the flusher's node to out
+ * (room for neligible), in their order, and returns their count; OSTIO_EINVAL
+ * (with a detail) when the flusher or a candidate is not a rank, or no
+ * candidate shares the flusher's node. */
+int ostio__cache_one_client_owners(const int *eligible, int neligible, const int *node_of,
+                                   int nprocs, int flusher, int *out);
+
 #endif

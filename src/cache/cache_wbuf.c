@@ -9,11 +9,18 @@
 #define MAX_BYTES ((int64_t)4 << 20)
 #define MIN_BYTES ((int64_t)4 << 10)
 #define BYTES_PER_REC 1024
+#define SHIP_MAX_BYTES ((int64_t)1 << 30)
 
 int64_t ostio__cache_wbuf_bytes(int64_t cache_size)
 {
   int64_t b = cache_size / 16;
   if (b > MAX_BYTES) b = MAX_BYTES;
+  return b < MIN_BYTES ? 0 : b;
+}
+
+int64_t ostio__cache_wbuf_bytes_shipping(int64_t cache_size)
+{
+  int64_t b = cache_size > SHIP_MAX_BYTES ? SHIP_MAX_BYTES : cache_size;
   return b < MIN_BYTES ? 0 : b;
 }
 
@@ -94,10 +101,12 @@ static int by_page(const void *a, const void *b)
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-void ostio__cache_wbuf_order(ostio__cache_wbuf *w)
+void ostio__cache_wrec_order(ostio__cache_wrec *rec, size_t n)
 {
-  qsort(w->rec, w->nrec, sizeof *w->rec, by_page);
+  if (n > 1) qsort(rec, n, sizeof *rec, by_page);
 }
+
+void ostio__cache_wbuf_order(ostio__cache_wbuf *w) { ostio__cache_wrec_order(w->rec, w->nrec); }
 
 void ostio__cache_wbuf_compact(ostio__cache_wbuf *w, int64_t page_bytes)
 {

@@ -39,6 +39,12 @@ typedef struct ostio__cache_wbuf {
  * 0 when that is below one 4 KiB write (no buffer). Records: one per 1 KiB
  * of arena, at least 16. */
 int64_t ostio__cache_wbuf_bytes(int64_t cache_size);
+/* The buffer of a rank that holds no pages and may not touch the file (the
+ * one-client rule, docs/cache.md "One writing client"): it keeps every
+ * write until the next collective flush, which ships it to the flusher, so
+ * it gets the bytes an owner would hold, ostio_cache_size, at most 1 GiB
+ * (0 below 4 KiB). Records as above. */
+int64_t ostio__cache_wbuf_bytes_shipping(int64_t cache_size);
 /* Allocates bytes of arena (0: an empty, disabled buffer). OSTIO_ENOMEM with
  * a detail. */
 int ostio__cache_wbuf_init(ostio__cache_wbuf *w, int64_t bytes);
@@ -60,6 +66,8 @@ int ostio__cache_wbuf_overlaps(const ostio__cache_wbuf *w, int64_t off, int64_t 
 /* Sorts the records by (owner, set, page, seq): each page's pieces
  * together, in the order they were written, the pages in lock order. */
 void ostio__cache_wbuf_order(ostio__cache_wbuf *w);
+/* The same order on n records of any array (pieces shipped by another rank). */
+void ostio__cache_wrec_order(ostio__cache_wrec *rec, size_t n);
 /* After a drain: records with len 0 are gone; the rest keep their order
  * and bytes, the hull is recomputed (the arena is reset once nothing is
  * left). */

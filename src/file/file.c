@@ -196,6 +196,16 @@ static int cache_open(ostio_file *fh)
   return rc;
 }
 
+/* 1 when the file system stops caching a file on every client as soon as a
+ * second client opens it, so the cache writes back from one client only
+ * (docs/cache.md, "One writing client"). Known today for CephFS, told by the
+ * layout's source (src/layout/source_ceph.c); a predicate shared with other
+ * parts of the library may replace this one. */
+static int caching_ends_at_second_opener(const ostio_layout *l)
+{
+  return l && !strcmp(l->source, "ceph");
+}
+
 static int cache_start(ostio_file *fh)
 {
   /* A write-only plain file is opened read-write for the cache when the
@@ -206,6 +216,7 @@ static int cache_start(ostio_file *fh)
     .comm = fh->comm, .rank = fh->rank, .nprocs = fh->nprocs, .hints = &fh->hints,
     .layout = fh->layout, .eligible = fh->eligible, .neligible = fh->neligible,
     .backing = {.write = backing_write, .read = backing_read, .ctx = fh}, .stats = &fh->stats, .can_fill = fill,
+    .one_client = caching_ends_at_second_opener(fh->layout) && fh->nnodes > 1, .home = fh->home,
   };
   return ostio__cache_open(&f, &fh->cache);
 }

@@ -1,7 +1,8 @@
-/* pfs_defer_write PATH MIB [HINTS]: the collective write of tests/pfs/defer_open.sh.
- * Every rank writes its 4 KiB blocks of MIB MiB, blocks interleaved over the ranks
- * (block i is rank i % P's), in one ostio_write_all with cb_nodes=1 and HINTS
- * ("key=value ..."), then ostio_sync and ostio_close. Then every rank reads the
+/* pfs_defer_write PATH MIB [HINTS [indep]]: the collective write of
+ * tests/pfs/defer_open.sh. Every rank writes its 4 KiB blocks of MIB MiB, blocks
+ * interleaved over the ranks (block i is rank i % P's), in one ostio_write_all with
+ * cb_nodes=1 and HINTS ("key=value ..."), then ostio_sync and ostio_close. With
+ * `indep` (tests/pfs/cache_one_client.sh) each block is one ostio_write_at instead. Then every rank reads the
  * whole file back with read(2) on its own client and checks every byte (the
  * pattern names the block's writer and offset). Prints "ok" on rank 0; exit 0
  * when every rank found every byte. */
@@ -43,7 +44,7 @@ int main(int argc, char **argv)
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   long mib = argc >= 3 ? atol(argv[2]) : 0;
   if (argc < 3 || mib < 1 || mib > 1024) {
-    if (rank == 0) fprintf(stderr, "usage: pfs_defer_write PATH MIB(1-1024) [HINTS]\n");
+    if (rank == 0) fprintf(stderr, "usage: pfs_defer_write PATH MIB(1-1024) [HINTS [indep]]\n");
     MPI_Finalize();
     return 2;
   }
@@ -66,7 +67,10 @@ int main(int argc, char **argv)
   int rc = bad ? OSTIO_EINVAL : 0;
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rc == 0) rc = ostio_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh);
-  if (rc == 0) rc = ostio_write_all(fh, e, mine, buf);
+  int indep = argc >= 5 && !strcmp(argv[4], "indep");
+  if (rc == 0 && !indep) rc = ostio_write_all(fh, e, mine, buf);
+  for (size_t i = 0; rc == 0 && indep && i < mine; i++)
+    rc = ostio_write_at(fh, e[i].offset, buf + i * BLK, BLK);
   if (rc == 0) rc = ostio_sync(fh);
   if (fh) {
     int rc2 = ostio_close(&fh);
@@ -93,7 +97,9 @@ int main(int argc, char **argv)
     bad = 1;
   }
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (rank == 0 && !bad) printf("ok: %d ranks, %ld MiB in 4 KiB blocks, every byte read back on every rank\n", P, mib);
+  if (rank == 0 && !bad)
+    printf("ok: %d ranks, %ld MiB in 4 KiB blocks (%s), every byte read back on every rank\n", P,
+           mib, indep ? "independent calls" : "one collective call");
   MPI_Info_free(&info);
   free(e);
   free(buf);
