@@ -35,6 +35,8 @@ ostio_pfs_test(pfs_two_clients two_clients.sh)
 ostio_pfs_test(pfs_osd_ops osd_ops.sh)
 # Issue 30: a collective write with one aggregator stays cached (deferred open).
 ostio_pfs_test(pfs_defer_open defer_open.sh $<TARGET_FILE:pfs_defer_write>)
+# Issue 30: `auto` with no hint on CephFS, ranks on 2 clients: one aggregator, one opener.
+ostio_pfs_test(pfs_auto_open auto_open.sh $<TARGET_FILE:pfs_defer_write>)
 if(TARGET ostio_preload)
   ostio_pfs_test(pfs_preload preload.sh $<TARGET_FILE:ostio_preload> $<TARGET_FILE:ostio_cli>)
 endif()
