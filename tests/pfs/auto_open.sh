@@ -10,7 +10,8 @@
 #  - ostio_strategy=aligned (what `auto` chose here before the rule: the file has one
 #    stripe object, so stripe-aligned domains, one aggregator per node): both clients
 #    open the file, neither caches, and every FUSE request (<= 128 KiB) is one
-#    synchronous object write (>= 64). This run shows the count can fail.
+#    synchronous object write (>= 40; measured 50 and 67 on memstore under load: the
+#    client merges some requests). This run shows the count can fail.
 # Counts only, no timing.
 . "$(dirname "$0")/lib.sh"
 [ $# -eq 1 ] || { echo "usage: auto_open.sh PFS_DEFER_WRITE" >&2; exit 2; }
@@ -35,5 +36,5 @@ both=$(run aligned "ostio_strategy=aligned") || fail "the run with ostio_strateg
 echo "OSD op_w for 8 MiB in 4 KiB blocks from 2 clients: auto with no hint $auto, aligned (both clients open) $both"
 [ "$auto" -ge 1 ] || fail "no OSD write counted for the auto run ($auto)"
 [ "$auto" -le 32 ] || fail "auto, no hint: $auto object writes for 8 MiB (want <= 32: one aggregator, one opener, cached)"
-[ "$both" -ge 64 ] || fail "aligned: $both object writes for 8 MiB (want >= 64: both clients open, uncached); the test cannot tell the two apart"
+[ "$both" -ge 40 ] || fail "aligned: $both object writes for 8 MiB (want >= 40: both clients open, uncached); the test cannot tell the two apart"
 echo ok
