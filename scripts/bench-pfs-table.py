@@ -78,6 +78,32 @@ def main():
     print("Best hints: D1 = romio_cb_write=enable,cb_nodes=1,cb_config_list=*:*,"
           "romio_no_indep_rw=true (deferred open, one aggregator); "
           "nocb = romio_cb_write=disable.")
+    extra = sorted({k[3] for k in keys if k[1] in ("coll", "indep")} -
+                   {"best", "default", "auto", "log"})
+    if extra:
+        # --variant NAME=FLAGS variants: their cells, and auto against each.
+        print()
+        print("| clients | calls | pattern | " + " | ".join(extra) + " | auto vs " +
+              " / ".join(extra) + " |")
+        print("|---|---|---|" + "---|" * (len(extra) + 1))
+        for P, mode, pat in cases:
+            cells, meds = [], []
+            for v in extra:
+                k = (P, mode, pat, v)
+                meds.append(med(bw[k]) if k in bw else None)
+                cells.append("-" if k not in bw else
+                             f"{fmt(med(bw[k]))} ({fmt(med(ops[k]), 2)}) [{len(bw[k])}]")
+            a = med(bw.get((P, mode, pat, "auto"), []))
+            print(f"| {P} | {mode} | {pat} | " + " | ".join(cells) + " | " +
+                  " / ".join(fmt(ratio(a, m), 2) for m in meds) + " |")
+        for v in extra:
+            h = next((hints[k] for k in keys if k[3] == v and k in hints), "")
+            print(f"\n{v}: {h}  ", end="")
+        print()
+    loads = [float(r["load1"]) for r in rows if r.get("load1")]
+    if loads:
+        print(f"\nLoad average (1 min, before each run): {min(loads):.1f}-{max(loads):.1f}, "
+              f"median {med(loads):.1f}")
     ck = [k for k in keys if k[1] == "cache"]
     if ck:
         print()

@@ -3,6 +3,7 @@
 #   scripts/bench-pfs.sh [--build DIR] [--mib N] [--indep-mib N] [--cache-mib N] [--reps N]
 #                        [--clients "2 4"] [--patterns "..."] [--modes "coll indep"]
 #                        [--no-cache] [--cache-reps N] [--sweep-div N] [--out DIR]
+#                        [--variants "best default auto log"] [--variant NAME=FLAGS]...
 # Needs a bed that is up with at least max(--clients) clients (scripts/pfs.sh up
 # --store bluestore --clients 4; OSTIO_PFS_DIR selects it). One rank per client.
 # Every run is a write phase with fsync (-w -e -i 1 --warmup 0) of one variant:
@@ -24,16 +25,25 @@
 # per transfer). Patterns: strided4k strided64k ior btio flash random; btio needs a square
 # rank count (not 2) and in indep mode is left out by default (BTIO's ~1 KiB x-runs,
 # ~20,000 uncached writes per case). Variants alternate within each repetition.
-# Results: DIR/runs.tsv (one line per run), DIR/table.md (medians, ratios). Progress on stderr.
+# --variants: the collective variants to run (default "best default auto log"; without
+# "best" the sweep is skipped); independent calls run the same ones but best.
+# --variant NAME=FLAGS (repeatable) defines one more, run in both modes when --variants names
+# it: ostio-bench's flags after the mode's (-c or -I), e.g. ostio hints per variant:
+#   --variant 'auto1=-a ostio -O cb_nodes=1' --variant 'd1=-a mpiio:best --best-write
+#   romio_cb_write=enable,cb_nodes=1,cb_config_list=*:*,romio_no_indep_rw=true'
+#   --variants "d1 default auto auto1"   (runs.tsv's hints column holds the flags)
+# Results: DIR/runs.tsv (one line per run, with the 1-minute load average before it), DIR/table.md (medians, ratios). Progress on stderr.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 PFS=$here/pfs.sh
 build=build/h mib=64 indep_mib=8 cache_mib=64 reps=3 clients="2 4" sweep_div=4
 patterns="strided4k strided64k ior btio flash random" modes="coll indep" cache=1 cache_reps=1 out=bench-pfs.out
+variants="best default auto log"
+declare -A custom
 while [ $# -gt 0 ]; do
   case $1 in
-  -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,35p' "$0"; exit 0 ;;
   --build) build=$2; shift ;;
   --mib) mib=$2; shift ;;
   --indep-mib) indep_mib=$2; shift ;;
@@ -46,9 +56,26 @@ while [ $# -gt 0 ]; do
   --cache-reps) cache_reps=$2; shift ;;
   --sweep-div) sweep_div=$2; shift ;;
   --out) out=$2; shift ;;
+  --variants) variants=$2; shift ;;
+  --variant)
+    case $2 in
+    [a-z]*=?*) ;;
+    *) echo "bench-pfs.sh: --variant $2: expected NAME=FLAGS (NAME: lower-case letters, digits, -)" >&2; exit 2 ;;
+    esac
+    vname=${2%%=*}
+    case $vname in
+    *[!a-z0-9-]* | best | default | auto | log | cache | ceiling)
+      echo "bench-pfs.sh: --variant $vname: a new name of lower-case letters, digits and - (not a built-in variant)" >&2; exit 2 ;;
+    esac
+    custom[$vname]=${2#*=}; shift ;;
   *) echo "bench-pfs.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
+done
+for v in $variants; do
+  case $v in best | default | auto | log) ;; *)
+    [ -n "${custom[$v]:-}" ] || { echo "bench-pfs.sh: --variants names $v: not best, default, auto, log or a --variant NAME" >&2; exit 2; } ;;
+  esac
 done
 set -f # hint values such as cb_config_list=*:* pass through unquoted expansions
 B=$build/ostio-bench
@@ -64,7 +91,7 @@ W=$OSTIO_PFS_MNT/bench-pfs
 "$PFS" exec 0 rm -rf "$W"
 "$PFS" exec 0 mkdir -p "$W"
 T=$out/tsv
-printf 'clients\tmode\tpattern\tvariant\trep\tmib\tbw_mib\top_w\tbytes\thints\n' >"$T"
+printf 'clients\tmode\tpattern\tvariant\trep\tmib\tbw_mib\top_w\tbytes\thints\tload1\n' >"$T"
 note() { echo "bench-pfs.sh: $*" >&2; }
 
 # Sum of osd.op_w over the OSDs, from their admin sockets (no ceph CLI start-up per OSD).
@@ -117,8 +144,9 @@ pat_flags() { # pattern P M
 run() {
   local P=$1 mode=$2 pat=$3 var=$4 rep=$5 M=$6
   shift 6
-  local j=$out/run.json f=$W/f a0 a1 bw bytes
+  local j=$out/run.json f=$W/f a0 a1 bw bytes load
   settle
+  read -r load _ </proc/loadavg
   a0=$(op_w)
   # shellcheck disable=SC2046
   if ! "$PFS" mpiexec --nodes "$P" -n "$P" "$B" $(pat_flags "$pat" "$P" "$M") -w -e -i 1 --warmup 0 \
@@ -133,8 +161,8 @@ d = json.load(open(sys.argv[1]))
 r = [x for x in d["runs"] if x["phase"] == "write" and not x["warmup"]][0]
 print(r["bw_mib"], r["bytes"])' "$j")
   "$PFS" exec 0 sh -c "rm -rf $W/f*"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$P" "$mode" "$pat" "$var" "$rep" "$M" "$bw" \
-    $((a1 - a0)) "$bytes" "${HINTS:-}" >>"$T"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$P" "$mode" "$pat" "$var" "$rep" "$M" "$bw" \
+    $((a1 - a0)) "$bytes" "${HINTS:-}" "$load" >>"$T"
   note "$P clients $mode $pat $var rep $rep: $bw MiB/s, $((a1 - a0)) op_w for $((bytes / 1048576)) MiB"
 }
 
@@ -148,6 +176,7 @@ vflags() { # mode variant
   auto) echo "$c -a ostio" ;;
   log) echo "$c -a ostio --container log" ;;
   cache) echo "$c -a ostio -O ostio_cache=enable" ;;
+  *) echo "$c ${custom[$v]}" ;;
   esac
 }
 
@@ -158,6 +187,7 @@ for P in $clients; do
   for pat in $patterns; do
     [ "$pat" = btio ] && [ "$P" != 4 ] && [ "$P" != 9 ] && [ "$P" != 1 ] && continue
     case " $modes " in *" coll "*) ;; *) continue ;; esac
+    case " $variants " in *" best "*) ;; *) continue ;; esac
     sm=$((mib / sweep_div))
     [ "$sm" -ge 1 ] || sm=1
     note "sweep: $P clients, $pat, collective, $sm MiB"
@@ -183,10 +213,10 @@ for rep in $(seq "$reps"); do
       [ "$pat" = btio ] && [ "$P" != 4 ] && [ "$P" != 9 ] && [ "$P" != 1 ] && continue
       for mode in $modes; do
         if [ "$mode" = coll ]; then
-          vars="best default auto log" M=$mib
+          vars=$variants M=$mib
         else
           [ "$pat" = btio ] && continue
-          vars="default auto log" M=$indep_mib
+          vars=${variants/best/} M=$indep_mib
         fi
         # Rotate the order each repetition so no variant always runs first.
         set -- $vars
@@ -194,6 +224,7 @@ for rep in $(seq "$reps"); do
         for v in "$@"; do
           HINTS=${best[$P.$pat]:-}
           [ "$v" = best ] || HINTS=
+          [ -z "${custom[$v]:-}" ] || HINTS=${custom[$v]}
           # shellcheck disable=SC2046
           run "$P" "$mode" "$pat" "$v" "$rep" "$M" $(vflags "$mode" "$v")
         done

@@ -316,7 +316,10 @@ void cc_wr_case(const char *hints, const ostio_extent *e, size_t n, int64_t pre,
   CHECK(fh == NULL);
   if (rank == 0) unlink(path);
 }
-int cc_is_coll(const char *s) { return !strcmp(s, "even") || !strcmp(s, "aligned") || !strcmp(s, "ost"); }
+int cc_is_coll(const char *s)
+{
+  return !strcmp(s, "even") || !strcmp(s, "aligned") || !strcmp(s, "ost") || !strcmp(s, "single");
+}
 
 /* ---- the program ------------------------------------------------------------ */
 int cc_init(int *argc, char ***argv, const char *name, int maxnp, int *r, int *np)

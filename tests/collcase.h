@@ -115,7 +115,7 @@ int cc_check_buf(const uint8_t *b, const ostio_extent *e, size_t n, uint32_t tag
  * zero-count call (CC_ZERO_CALL); out (may be NULL) gets the statistics. */
 void cc_wr_case(const char *hints, const ostio_extent *e, size_t n, int64_t pre,
                 const char *want, int flags, cc_outcome *out);
-/* One of the collective strategies even, aligned, ost. */
+/* One of the collective strategies even, aligned, ost, single. */
 int cc_is_coll(const char *strategy);
 
 /* ---- the program ----------------------------------------------------------- */

@@ -370,6 +370,9 @@ static void auto_is(const ostio__auto_in *in, const char *name, const char *reas
 #define R_ALIGNED "one stripe object: ost would leave a single aggregator; stripe-aligned " \
                   "domains spread the work over all aggregators"
 #define R_OST "one-to-one OST pattern: every aggregator talks to one stripe object"
+#define R_ONEOPEN "a file system that stops client caching when a second client opens the " \
+                  "file (CephFS), ranks on several nodes: one aggregator, so one client " \
+                  "opens and caches"
 #define R_NODE "all ranks on one node: no other client's locks to avoid, and the exchange " \
                "costs more than the system calls it saves"
 
@@ -462,6 +465,62 @@ static void auto_rule(void)
   AUTO_IS(&in, "ost", R_OST);
   in.nnodes = 0;
   AUTO_IS(&in, "ost", R_OST);
+
+  /* c″. a file system whose caching stops at a second client's open (CephFS;
+   * issue 30): writes from ranks on several nodes go through one aggregator,
+   * interleaved or not, one stripe object or many, enabled or automatic */
+  in = base;
+  in.open_drops_cache = 1;
+  in.nnodes = 2;
+  AUTO_IS(&in, "single", R_ONEOPEN);
+  in.interleaved = 0;
+  AUTO_IS(&in, "single", R_ONEOPEN);       /* before d: ior-like calls too */
+  in.stripe_count = 1;
+  AUTO_IS(&in, "single", R_ONEOPEN);       /* before e' */
+  in.cb_hint = OSTIO__TRI_ENABLE;
+  AUTO_IS(&in, "single", R_ONEOPEN);
+  /* more than 2 nodes: only calls that interleave */
+  in = base;
+  in.open_drops_cache = 1;
+  in.nnodes = 3;
+  AUTO_IS(&in, "single", R_ONEOPEN);
+  in.nnodes = 64;
+  AUTO_IS(&in, "single", R_ONEOPEN);
+  in.interleaved = 0;
+  AUTO_IS(&in, "independent", R_NOINT);    /* ior-like: every client its own range */
+  in.nnodes = 3;
+  AUTO_IS(&in, "independent", R_NOINT);
+  in.cb_hint = OSTIO__TRI_ENABLE;
+  AUTO_IS(&in, "ost", R_OST);
+  in.nnodes = 2;
+  AUTO_IS(&in, "single", R_ONEOPEN);
+  in.cb_hint = OSTIO__TRI_DISABLE;
+  AUTO_IS(&in, "independent", R_DIS_W);    /* the user's disable wins */
+  in = base;
+  in.open_drops_cache = 1;
+  in.nnodes = 2;
+  in.coll_threshold = 16384;
+  AUTO_IS(&in, "independent", R_THR);      /* so does the user's threshold */
+  in = base;
+  in.open_drops_cache = 1;
+  in.nnodes = 1;
+  AUTO_IS(&in, "independent", R_NODE);     /* one node: one client, nothing to lose */
+  in.nnodes = 0;
+  AUTO_IS(&in, "ost", R_OST);              /* nodes not known: not applied */
+  in.nnodes = 2;
+  in.nprocs = 1;
+  AUTO_IS(&in, "independent", R_ONE);
+  in = base;
+  in.open_drops_cache = 1;
+  in.nnodes = 2;
+  in.is_write = 0;
+  AUTO_IS(&in, "ost", R_OST);              /* reads: several readers may cache */
+  in.interleaved = 0;
+  AUTO_IS(&in, "independent", R_NOINT);
+  in = base;
+  in.nnodes = 2;
+  in.interleaved = 0;
+  AUTO_IS(&in, "independent", R_NOINT);    /* other file systems: unchanged */
 
   AUTO_IS(NULL, "independent", "no input: independent I/O needs no plan");
 }

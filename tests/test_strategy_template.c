@@ -61,11 +61,11 @@ static double stat_of(ostio_file *fh, const char *name)
 static void registry(void)
 {
   int n = ostio__strategy_count();
-  CHECK(n == 6 && ostio__strategy_at(n - 1) == &ostio__strategy_template);
+  CHECK(n == 7 && ostio__strategy_at(n - 1) == &ostio__strategy_template);
   CHECK(ostio__strategy_find("template") == &ostio__strategy_template);
   char names[256];
   ostio__strategy_names(names, sizeof names);
-  CHECKF(!strcmp(names, "auto, even, aligned, ost, independent or template"), "%s", names);
+  CHECKF(!strcmp(names, "auto, even, aligned, ost, independent, single or template"), "%s", names);
 }
 
 /* write_all and read_all through the template; the bytes on disk. */
@@ -145,7 +145,7 @@ static void unknown_name(const char *dir)
   MPI_Info_free(&info);
   CHECK(rc == OSTIO_EHINT && fh == NULL);
   CHECKF(strstr(ostio_last_error(), "ostio_strategy=\"ylib\"") &&
-         strstr(ostio_last_error(), "independent or template"), "%s", ostio_last_error());
+         strstr(ostio_last_error(), "single or template"), "%s", ostio_last_error());
 }
 
 /* auto returns a registry member (never itself, never the template). */

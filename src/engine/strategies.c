@@ -17,7 +17,7 @@
 #define EXTRA_(X)
 #endif
 
-#define OSTIO__STRATEGIES(X) X(auto) X(even) X(aligned) X(ost) X(independent) EXTRA_(X)
+#define OSTIO__STRATEGIES(X) X(auto) X(even) X(aligned) X(ost) X(independent) X(single) EXTRA_(X)
 
 /* Two steps, so that a NAME given as a macro is expanded before pasting. */
 #define DECLARE_(n) DECLARE2_(n)

@@ -52,7 +52,7 @@ int ostio__strategy_count(void);
 const ostio__strategy *ostio__strategy_at(int i);
 /* The strategy named name (as the hint keeps it: lower case); NULL if none. */
 const ostio__strategy *ostio__strategy_find(const char *name);
-/* "auto, even, aligned, ost or independent" into buf (cut to cap). */
+/* "auto, even, aligned, ost, independent or single" into buf (cut to cap). */
 void ostio__strategy_names(char *buf, size_t cap);
 
 /* At open, on every rank before the hints are shared: 0 when the

@@ -4,6 +4,8 @@
 #include "engine/strategy.h"
 #include "plan/aggr.h"
 
+#include <string.h>
+
 static const ostio__strategy *choose(const ostio__call *c, const char **why)
 {
   int64_t ss = 0;
@@ -17,7 +19,7 @@ static const ostio__strategy *choose(const ostio__call *c, const char **why)
     .cb_hint = c->is_write ? c->h->romio_cb_write : c->h->romio_cb_read,
     .coll_threshold = c->h->romio_lustre_coll_threshold, .interleaved = c->interleaved,
     .total_bytes = c->bytes, .total_extents = c->nextents, .stripe_size = ss,
-    .stripe_count = k,
+    .stripe_count = k, .open_drops_cache = strcmp(c->l->source, "ceph") == 0,
   };
   return ostio__strategy_find(ostio__auto_choose(&in, why));
 }

@@ -54,9 +54,22 @@ typedef struct ostio__auto_in {
   int64_t total_extents;     /* non-empty extents over all ranks             */
   int64_t stripe_size;       /* of the component holding the lowest offset   */
   int stripe_count;          /* largest over components                      */
+  int open_drops_cache;      /* 1: the file system stops every client's caching
+                                of a file once a second client opens it (CephFS:
+                                the layout's source is "ceph"); 0 otherwise     */
 } ostio__auto_in;
 
-/* Strategy names as in the hint: returns "ost", "aligned", "even" or
+/* Rule c″ (docs/collective-auto.md): a write on a file system that drops
+ * client caching at a second client's open (open_drops_cache), ranks on more
+ * than one node, and either the ranks' ranges interleave or there are at most
+ * OSTIO__AUTO_ONE_OPENER_NODES nodes. Beyond that count a call whose ranks
+ * each write their own range (ior, flash) is left to the other rules: every
+ * client writing its own large requests uncached, in parallel, beat one
+ * caching client on the CephFS bed at 4 clients (docs/pfs.md). 1 or 0. */
+#define OSTIO__AUTO_ONE_OPENER_NODES 2
+int ostio__auto_one_opener(const ostio__auto_in *in);
+
+/* Strategy names as in the hint: returns "ost", "aligned", "single" or
  * "independent", and a one-line reason (static storage) in *why. */
 const char *ostio__auto_choose(const ostio__auto_in *in, const char **why);
 

@@ -3,6 +3,12 @@
 #include "hints/hints.h"
 #include "plan/aggr.h"
 
+int ostio__auto_one_opener(const ostio__auto_in *in)
+{
+  if (!in || !in->is_write || !in->open_drops_cache || in->nnodes <= 1) return 0;
+  return in->interleaved || in->nnodes <= OSTIO__AUTO_ONE_OPENER_NODES;
+}
+
 const char *ostio__auto_choose(const ostio__auto_in *in, const char **why)
 {
   const char *name, *reason;
@@ -22,6 +28,10 @@ const char *ostio__auto_choose(const ostio__auto_in *in, const char **why)
     name = "independent";
     reason = "romio_lustre_coll_threshold: requests are this large on average, so they go "
              "straight to the file system";
+  } else if (ostio__auto_one_opener(in)) {
+    name = "single";
+    reason = "a file system that stops client caching when a second client opens the file "
+             "(CephFS), ranks on several nodes: one aggregator, so one client opens and caches";
   } else if (in->cb_hint != OSTIO__TRI_ENABLE && !in->interleaved) {
     name = "independent";
     reason = "ranks' ranges do not interleave: each rank accesses the file directly "

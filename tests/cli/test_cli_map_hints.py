@@ -354,7 +354,7 @@ class TestHints(CliTestCase):
 
     # issue 15 item 2: the strategies come from the engine's registry
     def test_strategy_names_from_the_registry(self):
-        names = "auto, even, aligned, ost, independent"
+        names = "auto, even, aligned, ost, independent, single"
         line = [l for l in self.ok("hints").stdout.splitlines() if l.startswith("ostio_strategy ")]
         self.assertEqual(len(line), 1)
         self.assertIn("(one of: %s)" % names, line[0])
@@ -364,7 +364,7 @@ class TestHints(CliTestCase):
         self.assertEqual((h["value"], h["accepted"]), ("auto", names.split(", ")))
         self.assertNotIn("accepted", self.json_of("hints", "--json")["hints"]["cb_nodes"])
         r = self.assert_fails(1, "hints", [], ['ostio_strategy="ylib"',
-                                               "auto, even, aligned, ost or independent"],
+                                               "auto, even, aligned, ost, independent or single"],
                               hints="*:ostio_strategy=ylib")
         self.assertEqual(r.stdout, "")
 

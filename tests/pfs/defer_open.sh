@@ -30,8 +30,8 @@ run() {
   b=$(osd_op_w)
   echo $((b - a))
 }
-deferred=$(run deferred "ostio_strategy=even") || fail "the deferred run"
-opened=$(run opened "ostio_strategy=even ostio_deferred_open=disable") || fail "the run with every rank opening"
+deferred=$(run deferred "cb_nodes=1 ostio_strategy=even") || fail "the deferred run"
+opened=$(run opened "cb_nodes=1 ostio_strategy=even ostio_deferred_open=disable") || fail "the run with every rank opening"
 echo "OSD op_w for 8 MiB in 4 KiB blocks from 2 clients, one aggregator: deferred open $deferred, every rank opening $opened"
 [ "$deferred" -ge 1 ] || fail "no OSD write counted for the deferred run ($deferred)"
 [ "$deferred" -le 32 ] || fail "deferred open: $deferred object writes for 8 MiB (want <= 32: the aggregator's client caches)"

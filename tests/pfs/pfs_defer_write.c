@@ -1,8 +1,9 @@
 /* pfs_defer_write PATH MIB [HINTS [indep]]: the collective write of
  * tests/pfs/defer_open.sh. Every rank writes its 4 KiB blocks of MIB MiB, blocks
  * interleaved over the ranks (block i is rank i % P's), in one ostio_write_all with
- * cb_nodes=1 and HINTS ("key=value ..."), then ostio_sync and ostio_close. With
- * `indep` (tests/pfs/cache_one_client.sh) each block is one ostio_write_at instead. Then every rank reads the
+ * HINTS ("key=value ..."; none: ostio's defaults, strategy auto), then ostio_sync
+ * and ostio_close. With `indep` (tests/pfs/cache_one_client.sh) each block is one
+ * ostio_write_at instead. Then every rank reads the
  * whole file back with read(2) on its own client and checks every byte (the
  * pattern names the block's writer and offset). Prints "ok" on rank 0; exit 0
  * when every rank found every byte. */
@@ -61,7 +62,6 @@ int main(int argc, char **argv)
   }
   MPI_Info info;
   MPI_Info_create(&info);
-  MPI_Info_set(info, "cb_nodes", "1");
   if (info_from(argc >= 4 ? argv[3] : "", info) < 0) bad = 1;
   ostio_file *fh = NULL;
   int rc = bad ? OSTIO_EINVAL : 0;

@@ -37,6 +37,8 @@ ostio_pfs_test(pfs_osd_ops osd_ops.sh)
 ostio_pfs_test(pfs_defer_open defer_open.sh $<TARGET_FILE:pfs_defer_write>)
 # Issue 30 item 5: independent writes through the cache leave from one client.
 ostio_pfs_test(pfs_cache_one_client cache_one_client.sh $<TARGET_FILE:pfs_defer_write>)
+# Issue 30: `auto` with no hint on CephFS, ranks on 2 clients: one aggregator, one opener.
+ostio_pfs_test(pfs_auto_open auto_open.sh $<TARGET_FILE:pfs_defer_write>)
 if(TARGET ostio_preload)
   ostio_pfs_test(pfs_preload preload.sh $<TARGET_FILE:ostio_preload> $<TARGET_FILE:ostio_cli>)
 endif()
