@@ -147,7 +147,14 @@ static int local_io(const ostio__engine_ctx *x, int is_write, const ostio__ext *
   if (!r) return ostio__fail(OSTIO_ENOMEM, "independent: no memory for %zu requests", ne);
   for (size_t i = 0; i < ne; i++) r[i] = (ostio__io_req){e[i].off, e[i].len, buf + e[i].pos};
   /* time_io: counted by the io layer (src/io/io.c), once. */
-  int rc = is_write ? ostio__io_write_batch(x->io, r, ne) : ostio__io_read_batch(x->io, r, ne);
+  /* Reads are sieved only with romio_ds_read=enable (docs/collective.md,
+   * "Sieved reads"): where measured, sieving did not beat one pread per
+   * piece, so automatic reads piece by piece. */
+  ostio__io_sieve sv = {x->hints->romio_ds_read == OSTIO__TRI_ENABLE ? OSTIO__TRI_ENABLE
+                                                                     : OSTIO__TRI_DISABLE,
+                        x->hints->ind_rd_buffer_size};
+  int rc = is_write ? ostio__io_write_batch(x->io, r, ne)
+                    : ostio__io_read_batch_sieved(x->io, r, ne, &sv);
   ostio__engine_count_objects(x, e, ne, sizeof *e);
   return rc;
 }

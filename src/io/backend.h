@@ -54,6 +54,11 @@ const ostio__io_backend *ostio__io_backend_find(const char *name);
 /* The registry's names, ", "-separated, for details. */
 void ostio__io_backend_names(char *buf, size_t cap);
 
+/* Moves n system requests through io's backend: its batch when it takes
+ * them, else its move (or ostio__io_loop) per request; the first failure
+ * after every request was attempted (io.c). */
+int ostio__io_move_all(ostio__io *io, int is_write, const ostio__io_preq *q, size_t nq);
+
 /* io_uring batch of the fd and objects backends (io.c): used when built
  * with liburing, OSTIO_IO_URING=1 and at least io->uring_min requests. */
 int ostio__io_uring_batch(ostio__io *io, int is_write, const ostio__io_preq *q, size_t n,

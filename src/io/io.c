@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "io/backend.h"
+#include "io/sieve.h"
 #include "io/uring.h"
 
 #define DETAIL_KEEP 512
@@ -63,6 +64,7 @@ void ostio__io_fini(ostio__io *io)
   io->obj = NULL;
   ostio__scratch_free(&io->merged);
   ostio__scratch_free(&io->preq);
+  ostio__io_sieve_free(io);
 }
 
 int ostio__io_set_objects(ostio__io *io, const ostio__io_objects *o)
@@ -354,7 +356,25 @@ const ostio__io_backend ostio__io_backend_objects = {
  * route, then the backend's batch or one move per system request; the first
  * failure is returned after every request was attempted. The only place
  * that adds to time_io. */
-static int run(ostio__io *io, int is_write, const ostio__io_req *m, size_t k)
+int ostio__io_move_all(ostio__io *io, int is_write, const ostio__io_preq *q, size_t nq)
+{
+  const ostio__io_backend *b = io->be ? io->be : &ostio__io_backend_fd;
+  int used = 0, rc = 0;
+  if (b->batch) rc = b->batch(io, is_write, q, nq, &used);
+  if (used) return rc;
+  char keep[DETAIL_KEEP];
+  int first = 0;
+  for (size_t i = 0; i < nq; i++)
+    ostio__io_keep_first(b->move ? b->move(io, is_write, &q[i])
+                                 : ostio__io_loop(io, is_write, &q[i], 0),
+                         &first, keep, sizeof keep);
+  if (first < 0) ostio__set_detail(keep);
+  return first;
+}
+
+/* sv: sieve the reads (io/sieve.c), or NULL. */
+static int run(ostio__io *io, int is_write, const ostio__io_req *m, size_t k,
+               const ostio__io_sieve *sv)
 {
   if (io->late_open) {
     int rc = io->late_open(io->late_arg);
@@ -365,7 +385,7 @@ static int run(ostio__io *io, int is_write, const ostio__io_req *m, size_t k)
   double t0 = io->stats ? ostio__now() : 0;
   ostio__io_preq one, *q = &one;
   size_t nq = 1;
-  int rc = 0, used = 0;
+  int rc = 0;
   if (b->route) {
     if ((rc = b->route(io, is_write, m, k, &q, &nq)) < 0) goto done;
   } else if (k > 1) {
@@ -378,17 +398,8 @@ static int run(ostio__io *io, int is_write, const ostio__io_req *m, size_t k)
   }
   if (!b->route)
     for (size_t i = 0; i < k; i++) q[i] = (ostio__io_preq){io->fd, -1, m[i].off, m[i].len, m[i].buf};
-  if (b->batch) rc = b->batch(io, is_write, q, nq, &used);
-  if (!used) {
-    char keep[DETAIL_KEEP];
-    int first = 0;
-    for (size_t i = 0; i < nq; i++)
-      ostio__io_keep_first(b->move ? b->move(io, is_write, &q[i])
-                                   : ostio__io_loop(io, is_write, &q[i], 0),
-                           &first, keep, sizeof keep);
-    if (first < 0) ostio__set_detail(keep);
-    rc = first;
-  }
+  if (sv && !is_write) rc = ostio__io_sieve_read(io, q, nq, sv);
+  else rc = ostio__io_move_all(io, is_write, q, nq);
 done:
   if (io->stats) io->stats->t[OSTIO__T_time_io] += ostio__now() - t0;
   return rc; /* q is &one or io->preq, kept for the next batch */
@@ -399,7 +410,7 @@ static int one(ostio__io *io, int is_write, char *buf, size_t len, int64_t off)
   int rc = check_range(is_write, len, off);
   if (rc < 0 || len == 0) return rc;
   ostio__io_req r = {off, (int64_t)len, buf};
-  return run(io, is_write, &r, 1);
+  return run(io, is_write, &r, 1, NULL);
 }
 
 int ostio__io_pwrite(ostio__io *io, const void *buf, size_t len, int64_t off)
@@ -469,21 +480,28 @@ static int merge(ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
   return 0;
 }
 
-static int batch(ostio__io *io, int is_write, const ostio__io_req *r, size_t n)
+static int batch(ostio__io *io, int is_write, const ostio__io_req *r, size_t n,
+                 const ostio__io_sieve *sv)
 {
   ostio__io_req *m;
   size_t k;
   int rc = merge(io, is_write, r, n, &m, &k);
   if (rc < 0 || k == 0) return rc;
-  return run(io, is_write, m, k);
+  return run(io, is_write, m, k, sv);
 }
 
 int ostio__io_write_batch(ostio__io *io, const ostio__io_req *r, size_t n)
 {
-  return batch(io, 1, r, n);
+  return batch(io, 1, r, n, NULL);
 }
 
 int ostio__io_read_batch(ostio__io *io, const ostio__io_req *r, size_t n)
 {
-  return batch(io, 0, r, n);
+  return batch(io, 0, r, n, NULL);
+}
+
+int ostio__io_read_batch_sieved(ostio__io *io, const ostio__io_req *r, size_t n,
+                                const ostio__io_sieve *sv)
+{
+  return batch(io, 0, r, n, sv);
 }

@@ -55,6 +55,8 @@ typedef struct ostio__io {
    * request fails with its error and the next request calls it again. */
   int (*late_open)(void *arg);
   void *late_arg;
+  /* Sieved reads (io/sieve.c): the plan's arrays and the span buffer. */
+  ostio__scratch sieve_in, sieve_chunk, sieve_lone, sieve_buf;
 } ostio__io;
 
 /* Sets up io for fd; reads OSTIO_FAULT and OSTIO_IO_URING from the
@@ -103,6 +105,18 @@ typedef struct ostio__io_req {
 } ostio__io_req;
 int ostio__io_write_batch(ostio__io *io, const ostio__io_req *r, size_t n);
 int ostio__io_read_batch(ostio__io *io, const ostio__io_req *r, size_t n);
+/* The same read batch with data sieving (docs/collective.md, "Sieved
+ * reads"): mode is romio_ds_read (ostio__tri), buf ind_rd_buffer_size.
+ * Pieces close together in one file or container object are read as one
+ * span into a buffer of at most buf bytes and copied out (io/sieve_plan.h
+ * decides which); the bytes returned, zeros past the end of the file
+ * included, are those of ostio__io_read_batch. */
+typedef struct ostio__io_sieve {
+  int mode;
+  int64_t buf;
+} ostio__io_sieve;
+int ostio__io_read_batch_sieved(ostio__io *io, const ostio__io_req *r, size_t n,
+                                const ostio__io_sieve *sv);
 
 /* Frees batch resources (io_uring ring, object counters, the backend's
  * state such as the O_DIRECT descriptor, the batch arrays). Safe to call
