@@ -10,7 +10,8 @@
  * call is agreed. An I/O error injected on one rank in a skipped call is
  * returned there at once, every rank goes on without a hang, and the next
  * agreement (ostio_sync; or the next re-agreed call, which then moves no
- * byte) returns it on every rank. Any rank count. */
+ * byte) returns it on every rank. A bad argument on one rank in a skipped
+ * call fails that rank's call only and is not carried. Any rank count. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +262,47 @@ static void error_case(const char *path, int R, int by_sync)
   }
 }
 
+/* A bad argument on the last rank in a skipped call: that rank's call
+ * fails with OSTIO_EINVAL and moves nothing, the others write theirs, no
+ * rank hangs, and the error is not carried: ostio_sync returns 0. */
+static void arg_case(const char *path)
+{
+  ostio_file *fh = NULL;
+  if (open_(path, MPI_MODE_CREATE | MPI_MODE_RDWR, NULL, &fh) != 0) return;
+  long cost = 0;
+  for (int i = 0; i < K; i++) {
+    int64_t off = ior_at(i);
+    CHECK(call(fh, 1, &off, 1, &cost) == 0);
+  }
+  unsigned char buf[BLK];
+  fill(buf, ior_at(K), BLK);
+  ostio_extent e = {ior_at(K), rank == nprocs - 1 ? -1 : BLK};
+  ncoll = 0;
+  counting = 1;
+  int rc = ostio_write_all(fh, &e, 1, buf);
+  counting = 0;
+  CHECK_EQ_I64(ncoll, 0);
+  CHECKF(rank == nprocs - 1 ? rc == OSTIO_EINVAL : rc == 0, "rank %d: bad-argument call gave "
+         "%d (%s)", rank, rc, ostio_last_error());
+  CHECK(ostio_sync(fh) == 0);
+  CHECK(ostio_close(&fh) == 0);
+  MPI_Barrier(COMM);
+  int fd = open(path, O_RDONLY);
+  CHECK(fd >= 0);
+  unsigned char got[BLK], want[BLK];
+  for (int r = 0; fd >= 0 && r < nprocs; r++) {
+    int64_t at = ((int64_t)K * nprocs + r) * BLK;
+    ssize_t g = pread(fd, got, BLK, at);
+    if (r == nprocs - 1) {
+      CHECKF(g == 0, "rank %d: the bad rank's block exists (%zd bytes)", rank, g);
+    } else {
+      fill(want, at, BLK);
+      CHECK(g == BLK && memcmp(got, want, BLK) == 0);
+    }
+  }
+  if (fd >= 0) close(fd);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -274,6 +316,8 @@ int main(int argc, char **argv)
   settle_case(path);
   snprintf(path, sizeof path, "%s/change", dir);
   change_case(path);
+  snprintf(path, sizeof path, "%s/arg", dir);
+  arg_case(path);
   for (int R = 0; R < nprocs; R++)
     for (int by_sync = 0; by_sync < 2; by_sync++) {
       snprintf(path, sizeof path, "%s/err%d_%d", dir, R, by_sync);

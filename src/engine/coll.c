@@ -113,16 +113,18 @@ static int local_io(const ostio__engine_ctx *x, int is_write, const ostio__ext *
 }
 
 /* A call of a settled handle: no agreement. The strategy is picked again
- * from the last agreed summary (the statistics count it as before); this
- * rank's failure is its own and waits for the next agreement. */
+ * from the last agreed summary (the statistics count it as before). A
+ * failure is this rank's: one of its arguments (rc from the local checks)
+ * is returned and forgotten; one of the I/O is returned and also kept for
+ * the next agreement (docs/errors.md). */
 static int settled(const ostio__engine_ctx *x, ostio__settle *t, int is_write, int rc,
                    const ostio__ext *e, size_t ne, char *buf, double t0)
 {
   t->skipped++;
   ostio__stats *st = x->stats;
   const ostio__strategy *s = NULL;
-  if (rc == 0) rc = ostio__strategy_pick(&t->call[is_write], st, &s);
-  if (rc == 0 && s->exchange)
+  if (rc < 0) return rc; /* the caller's arguments: this rank moved nothing */
+  if ((rc = ostio__strategy_pick(&t->call[is_write], st, &s)) == 0 && s->exchange)
     rc = ostio__fail(OSTIO_EHINT, "collective: a settled handle picked %s", s->name);
   if (rc == 0) {
     ostio__stat_add(st, is_write ? OSTIO__STAT_coll_writes : OSTIO__STAT_coll_reads, 1);
