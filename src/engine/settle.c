@@ -7,17 +7,17 @@
  * agreed values and on the count of collective calls, so all ranks skip
  * the same calls. */
 #include <stdio.h>
-#include <string.h>
-#include <strings.h>
 
 #include "core/error.h"
 #include "engine/engine_impl.h"
 
+/* The hints allow it: the strategy chooses per call (auto) or exchanges
+ * nothing (independent), and collective buffering is not asked for. */
 static int eligible_hints(const ostio__hints *h, int is_write)
 {
   int cb = is_write ? h->romio_cb_write : h->romio_cb_read;
-  return cb != OSTIO__TRI_ENABLE && (strcasecmp(h->ostio_strategy, "auto") == 0 ||
-                                     strcasecmp(h->ostio_strategy, "independent") == 0);
+  const ostio__strategy *s = ostio__strategy_find(h->ostio_strategy);
+  return cb != OSTIO__TRI_ENABLE && s && (s->choose || !s->exchange);
 }
 
 int ostio__settle_skip(ostio__settle *t, const ostio__hints *h, int is_write)
