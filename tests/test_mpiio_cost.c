@@ -6,7 +6,8 @@
  * cost at most two MPI collectives per call, as ROMIO's (two Allgathers)
  * and not three (an agreement on the local checks, the engine's Allgather,
  * the agreed outcome); the bytes read back name their writer and offset,
- * and the status counts them. The checks still agree: one rank with a
+ * and the status counts them. The checks still agree in an agreed call
+ * (after MPI_File_sync; the calls before it settle the handle): one rank with a
  * negative count makes every rank fail its write_at_all, and no byte of
  * that call reaches the file; the same for a read_at_all. Reads count the
  * bytes before the end after MPI_File_set_size shrinks the file (the handle
@@ -189,7 +190,10 @@ static void run(const char *path)
   CHECK(rc == MPI_SUCCESS);
   CHECK_EQ_I64(cnt, rank == nprocs - 1 ? BLK / 2 : BLK);
 
-  /* One rank's bad count: every rank fails, nothing is written. */
+  /* One rank's bad count in an agreed call (the first after a sync; the
+   * calls above settled the handle: docs/collective-auto.md): every rank
+   * fails, nothing is written. */
+  CHECK(MPI_File_sync(fh) == MPI_SUCCESS);
   for (int j = 0; j < BLK; j++) buf[j] = 0xEE;
   int n = rank == nprocs - 1 ? -1 : BLK;
   rc = MPI_File_write_at_all(fh, at(NCALL), buf, n, MPI_BYTE, &st);

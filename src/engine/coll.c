@@ -159,6 +159,29 @@ static int local_io(const ostio__engine_ctx *x, int is_write, const ostio__ext *
   return rc;
 }
 
+/* A call of a settled handle: no agreement. The strategy is picked again
+ * from the last agreed summary (the statistics count it as before). A
+ * failure is this rank's: one of its arguments (rc from the local checks)
+ * is returned and forgotten; one of the I/O is returned and also kept for
+ * the next agreement (docs/errors.md). */
+static int settled(const ostio__engine_ctx *x, ostio__settle *t, int is_write, int rc,
+                   const ostio__ext *e, size_t ne, char *buf, double t0)
+{
+  t->skipped++;
+  ostio__stats *st = x->stats;
+  const ostio__strategy *s = NULL;
+  if (rc < 0) return rc; /* the caller's arguments: this rank moved nothing */
+  if ((rc = ostio__strategy_pick(&t->call[is_write], st, &s)) == 0 && s->exchange)
+    rc = ostio__fail(OSTIO_EHINT, "collective: a settled handle picked %s", s->name);
+  if (rc == 0) {
+    ostio__stat_add(st, is_write ? OSTIO__STAT_coll_writes : OSTIO__STAT_coll_reads, 1);
+    *x->last_strategy = s->name;
+    rc = local_io(x, is_write, e, ne, buf);
+  }
+  st->t[OSTIO__T_time_total] += ostio__now() - t0;
+  return ostio__settle_failed(t, rc);
+}
+
 int ostio__engine_mpi_fail(const char *what)
 {
   return ostio__fail(OSTIO_EMPI, "collective: %s failed", what);
@@ -185,6 +208,10 @@ int ostio__engine_coll_checked(const ostio__engine_ctx *x, int local_rc, int is_
   if (rc == 0 && bytes > 0 && !buf)
     rc = ostio__fail(OSTIO_EINVAL, "NULL buffer for %lld bytes", (long long)bytes);
 
+  ostio__settle *t = &x->scratch->settle;
+  if (ostio__settle_skip(t, x->hints, is_write)) return settled(x, t, is_write, rc, e, ne, buf, t0);
+  if (rc == 0) rc = ostio__settle_take(t);
+
   int64_t stride = 0, plen = 0;
   if (rc == 0) regular(e, ne, &stride, &plen);
   int64_t mine[OSTIO__SUM_N] = {rc, lo, hi, bytes, (int64_t)ne, stride, plen};
@@ -198,6 +225,7 @@ int ostio__engine_coll_checked(const ostio__engine_ctx *x, int local_rc, int is_
   int wr = 0;
   int worst = summarize(all, P, x->scratch->spans, &c, &wr);
   if (worst < 0) {
+    ostio__settle_agreed(t, x->hints, is_write, worst, &c, NULL);
     return ostio__agree_known(x->comm, rc, worst, wr);
   }
   ostio__stats *st = x->stats;
@@ -208,6 +236,7 @@ int ostio__engine_coll_checked(const ostio__engine_ctx *x, int local_rc, int is_
     return ostio__agree(x->comm, rc);
   }
   *x->last_strategy = s->name;
+  ostio__settle_agreed(t, x->hints, is_write, 0, &c, s);
 
   if (c.bytes == 0) {
     rc = 0;

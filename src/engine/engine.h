@@ -65,4 +65,17 @@ int ostio__engine_coll(const ostio__engine_ctx *ctx, int is_write, const ostio_e
 int ostio__engine_coll_checked(const ostio__engine_ctx *ctx, int local_rc, int is_write,
                                const ostio_extent *ext, size_t n, void *buf);
 
+/* Settled handles (docs/collective-auto.md): after OSTIO__SETTLE_AFTER
+ * agreed calls in a row that ran `independent` on spans that did not
+ * interleave, a call of that direction skips the agreement, except every
+ * OSTIO__SETTLE_EVERY-th collective call of the handle. */
+enum { OSTIO__SETTLE_AFTER = 4, OSTIO__SETTLE_EVERY = 64 };
+
+/* Local, but call it on every rank at the same point of a collective
+ * (ostio_sync, ostio_set_size, ostio_close): the next call is agreed again.
+ * Returns the error of a call this rank ran without agreement (0 if none)
+ * for the caller to agree; *skipped is 1 when any call since the last
+ * agreement skipped it (the same on every rank). */
+int ostio__engine_resettle(const ostio__engine_ctx *ctx, int *skipped);
+
 #endif

@@ -11,6 +11,20 @@
 #include "engine/xfer.h"
 #include "plan/plan.h"
 
+/* A handle that settled on independent I/O (docs/collective-auto.md,
+ * "Settled handles"); every field but pending and detail is the same on
+ * every rank, because it changes only with agreed results and with the
+ * count of collective calls, which every rank makes in the same order. */
+typedef struct ostio__settle {
+  int64_t ncalls;             /* collective calls of the engine so far       */
+  int streak[2];              /* [is_write]: agreed calls in a row eligible  */
+  int have[2];                /* call[is_write] holds an agreed summary      */
+  ostio__call call[2];        /* the last eligible agreed summary            */
+  int64_t skipped;            /* calls skipped since the last agreement      */
+  int pending;                /* this rank: the error of a skipped call      */
+  char detail[256];           /* its ostio_last_error()                      */
+} ostio__settle;
+
 /* The call summary each rank contributes to the first Allgather. STRIDE
  * and PLEN: the rank's extents are two or more of PLEN bytes each, STRIDE
  * bytes apart (both 0 otherwise): coll.c then proves interleaved ranks
@@ -47,6 +61,7 @@ struct ostio__engine_scratch {
   ostio__scratch ap;          /* twophase.c: the aggregator's pieces         */
   ostio__scratch col, src_sched_buf; /* twophase.c: round schedules sent, received */
   ostio__xfer_scratch xfer;   /* xfer.c: the rounds' arrays                  */
+  ostio__settle settle;       /* settle.c: skipping the agreement            */
 };
 
 /* Steps 3 to 8 of a call (docs/collective.md) for an exchanging strategy,
@@ -61,6 +76,18 @@ int ostio__two_phase(const ostio__engine_ctx *x, int is_write, const ostio__stra
  * stride bytes apart, each starting with an ostio__range: plan/objcount.h). */
 void ostio__engine_count_objects(const ostio__engine_ctx *x, const void *r, size_t n,
                                  size_t stride);
+
+/* settle.c. Whether this call may skip the agreement (counts the call);
+ * the same answer on every rank. */
+int ostio__settle_skip(ostio__settle *t, const ostio__hints *h, int is_write);
+/* After an agreed call: whether it leaves the handle closer to settled. */
+void ostio__settle_agreed(ostio__settle *t, const ostio__hints *h, int is_write, int worst,
+                          const ostio__call *c, const ostio__strategy *s);
+/* A skipped call's local failure rc (returned), kept for the next agreement. */
+int ostio__settle_failed(ostio__settle *t, int rc);
+/* The pending error as this rank's contribution to an agreement (0 when
+ * none; clears it and re-records its detail). */
+int ostio__settle_take(ostio__settle *t);
 
 /* OSTIO_EMPI naming the MPI call that failed. */
 int ostio__engine_mpi_fail(const char *what);

@@ -319,6 +319,8 @@ int ostio_close(ostio_file **fhp)
    * what the report shows (docs/staging.md). */
   int rc2 = fh->kind->close ? fh->kind->close(fh) : unsupported(fh, "close");
   int rc = ostio__stats_report(fh->comm, &fh->stats, &info, getenv("OSTIO_STATS"));
+  int skipped = 0, pend = ostio__engine_resettle(&fh->engine, &skipped);
+  if (rc == 0) rc = pend;
   if (rc0 < 0) rc = rc0;
   if (rc == 0) rc = rc2;
   rc = ostio__agree(fh->comm, rc);
@@ -380,9 +382,12 @@ int ostio_sync(ostio_file *fh)
 {
   if (!fh) return ostio__fail(OSTIO_EINVAL, "ostio_sync: NULL handle");
   if (!fh->kind->sync) return ostio__agree(fh->comm, unsupported(fh, "ostio_sync"));
+  /* A settled handle's skipped calls report their errors here (docs/errors.md). */
+  int skipped = 0, rc0 = ostio__engine_resettle(&fh->engine, &skipped);
+  if (skipped) rc0 = ostio__agree(fh->comm, rc0);
   int rc = fh->cache ? ostio__cache_flush(fh->cache, 0) : 0;
   int rc2 = fh->kind->sync(fh);
-  return rc < 0 ? rc : rc2;
+  return rc0 < 0 ? rc0 : rc < 0 ? rc : rc2;
 }
 
 int ostio_get_size(ostio_file *fh, int64_t *size)
@@ -404,6 +409,8 @@ int ostio_set_size(ostio_file *fh, int64_t size)
   if (size < 0) rc = ostio__fail(OSTIO_EINVAL, "ostio_set_size: size %lld < 0", (long long)size);
   else rc = ostio__check_access(fh->path, fh->can_read, fh->can_write, 1, "resize");
   if (rc == 0 && !fh->kind->set_size) rc = unsupported(fh, "ostio_set_size");
+  int skipped = 0, pend = ostio__engine_resettle(&fh->engine, &skipped);
+  if (rc == 0) rc = pend;
   /* Every rank must agree on the size: a rank with another value is an error. */
   int64_t mm[2] = {size, -size}, out[2];
   if (MPI_Allreduce(mm, out, 2, MPI_INT64_T, MPI_MIN, fh->comm) != MPI_SUCCESS)
